@@ -1,0 +1,316 @@
+"""The ``ci-service`` command line: a thin click layer over the services.
+
+Example::
+
+    ci-service workspaces create acme --plan ENTERPRISE
+    ci-service keys create --workspace acme --name laptop
+    ci-service serve --port 8000
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import signal
+import sys
+
+import click
+
+from ci_service import __version__
+from ci_service.errors import ServiceError
+from ci_service.settings import load_settings
+from ci_service.store.db import UnsupportedDatabase, open_database
+from ci_service.store.identity import PLANS, ROLES, SCOPES
+
+
+class CliState:
+    def __init__(self, database: str):
+        self.database = database
+        self._opened = False
+
+    def open(self) -> None:
+        """Open the database (creating or upgrading the schema) once per command."""
+        if not self._opened:
+            try:
+                open_database(self.database)
+            except UnsupportedDatabase as exc:
+                raise click.ClickException(str(exc)) from None
+            self._opened = True
+
+
+def service_errors(fn):
+    """Turn service errors into clear CLI errors (non-zero exit, no traceback)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        try:
+            return fn(*args, **kwargs)
+        except ServiceError as exc:
+            fields = (exc.details or {}).get("fields") if isinstance(exc.details, dict) else None
+            if fields:
+                detail = "; ".join(f"{k}: {', '.join(v)}" for k, v in fields.items())
+                raise click.ClickException(detail) from None
+            raise click.ClickException(exc.message) from None
+
+    return wrapper
+
+
+def json_option(fn):
+    return click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")(fn)
+
+
+def emit_json(data) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False))
+
+
+def emit_table(rows: list[dict], columns: list[str]) -> None:
+    if not rows:
+        click.echo("(none)")
+        return
+    widths = {c: max(len(c), *(len(str(r.get(c) or "")) for r in rows)) for c in columns}
+    click.echo("  ".join(c.ljust(widths[c]) for c in columns).rstrip())
+    for row in rows:
+        click.echo("  ".join(str(row.get(c) or "").ljust(widths[c]) for c in columns).rstrip())
+
+
+@click.group()
+@click.option(
+    "--database",
+    envvar="CI_SERVICE_DATABASE",
+    default="./ci-service.db",
+    show_default=True,
+    help="SQLite file path or sqlite:///path URL (env CI_SERVICE_DATABASE).",
+)
+@click.version_option(__version__, prog_name="ci-service")
+@click.pass_context
+def cli(ctx, database):
+    """Self-hosted competitive intelligence service."""
+    ctx.obj = CliState(database)
+
+
+@cli.command()
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port",
+    default=8000,
+    show_default=True,
+    type=click.IntRange(0, 65535),
+    help="Port to listen on (0 picks a free one).",
+)
+@click.option(
+    "--threads",
+    default=8,
+    show_default=True,
+    type=click.IntRange(1, 256),
+    help="HTTP worker threads.",
+)
+@click.option(
+    "--job-workers",
+    type=click.IntRange(0, 64),
+    default=None,
+    help="Background job threads (default 2).",
+)
+@click.option("--no-scheduler", is_flag=True, help="Do not run periodic refreshes.")
+@click.pass_obj
+def serve(state, host, port, threads, job_workers, no_scheduler):
+    """Serve the REST API, the tool server and the job runner in one process.
+
+    Example: ci-service --database ./ci.db serve --port 8000
+    """
+    from waitress import create_server
+
+    from ci_service.web.app import create_app, shutdown_app
+
+    overrides = {"database": state.database, "job_workers": job_workers}
+    if no_scheduler:
+        overrides["scheduler"] = False
+    try:
+        app = create_app(load_settings(**overrides))
+    except UnsupportedDatabase as exc:
+        raise click.ClickException(str(exc)) from None
+    server = create_server(app, host=host, port=port, threads=threads, ident="ci-service")
+
+    def stop(signum, frame):
+        # waitress's loop only leaves on an exception; KeyboardInterrupt is what it expects.
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    click.echo(
+        f"ci-service {__version__} serving on http://{host}:{server.effective_port}", err=True
+    )
+    try:
+        server.run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        shutdown_app(app)
+        click.echo("ci-service stopped", err=True)
+
+
+@cli.group()
+def workspaces():
+    """Create and list workspaces."""
+
+
+@workspaces.command("create")
+@click.argument("name")
+@click.option(
+    "--plan",
+    type=click.Choice(PLANS, case_sensitive=False),
+    default="STARTER",
+    show_default=True,
+    help="The tenant's plan.",
+)
+@json_option
+@click.pass_obj
+@service_errors
+def workspaces_create(state, name, plan, as_json):
+    """Create a workspace (and its tenant); prints the id as the last line.
+
+    Example: ci-service workspaces create acme --plan ENTERPRISE
+    """
+    from ci_service.services.workspaces import create_workspace, workspace_to_dict
+
+    state.open()
+    workspace = create_workspace(name, plan)
+    if as_json:
+        emit_json(workspace_to_dict(workspace))
+    else:
+        click.echo(f"Created workspace '{workspace.name}' on plan {workspace.tenant.plan}")
+        click.echo(workspace.id)
+
+
+@workspaces.command("list")
+@json_option
+@click.pass_obj
+def workspaces_list(state, as_json):
+    """List workspaces."""
+    from ci_service.services.workspaces import list_workspaces, workspace_to_dict
+
+    state.open()
+    rows = [workspace_to_dict(w) for w in list_workspaces()]
+    if as_json:
+        emit_json(rows)
+    else:
+        emit_table(rows, ["id", "name", "plan", "createdAt"])
+
+
+@cli.group()
+def keys():
+    """Create, list and revoke API keys."""
+
+
+def _split_scopes(value):
+    if value is None:
+        return None
+    return [s.strip() for s in value.split(",") if s.strip()]
+
+
+@keys.command("create")
+@click.option("--workspace", required=True, help="Workspace name or id.")
+@click.option("--name", required=True, help="A label for the key (max 100 characters).")
+@click.option("--email", default=None, help="The user the key acts for (created if new).")
+@click.option(
+    "--role",
+    type=click.Choice(ROLES, case_sensitive=False),
+    default=None,
+    help="The user's role (default OWNER for a new user).",
+)
+@click.option("--scopes", default=None, help=f"Comma-separated subset of {','.join(SCOPES)}.")
+@click.option("--expires-at", default=None, help="ISO 8601 date-time; default never.")
+@click.option("--rate-limit", type=int, default=None, help="Requests per hour (default 1000).")
+@click.option(
+    "--allowed-ip",
+    "allowed_ips",
+    multiple=True,
+    help="Allowed client IP or CIDR; repeat for several.",
+)
+@json_option
+@click.pass_obj
+@service_errors
+def keys_create(
+    state, workspace, name, email, role, scopes, expires_at, rate_limit, allowed_ips, as_json
+):
+    """Mint an API key; prints the full key, alone, as the last line (shown only once).
+
+    Example: ci-service keys create --workspace acme --name laptop --role EDITOR
+    """
+    from ci_service.services import apikeys
+    from ci_service.services.workspaces import find_workspace
+    from ci_service.store.db import transaction
+
+    state.open()
+    ws = find_workspace(workspace)
+    # Validate before creating a user, so a bad option leaves nothing behind.
+    apikeys.validate_key_options(
+        name=name,
+        expires_at=expires_at,
+        scopes=_split_scopes(scopes),
+        rate_limit=rate_limit,
+        allowed_ips=list(allowed_ips) or None,
+    )
+    with transaction():
+        user = apikeys.ensure_user(ws, email, role.upper() if role else None)
+        row, key = apikeys.create_key(
+            user,
+            name=name,
+            expires_at=expires_at,
+            scopes=_split_scopes(scopes),
+            rate_limit=rate_limit,
+            allowed_ips=list(allowed_ips) or None,
+        )
+    if as_json:
+        emit_json({**apikeys.key_to_dict(row, detail=True), "role": user.role, "key": key})
+        return
+    click.echo(
+        f"Created API key {row.id} ({row.prefix}...) in workspace '{ws.name}', "
+        f"role {user.role}, scopes {','.join(row.scopes)}"
+    )
+    click.echo(key)
+
+
+@keys.command("list")
+@click.option("--workspace", required=True, help="Workspace name or id.")
+@json_option
+@click.pass_obj
+@service_errors
+def keys_list(state, workspace, as_json):
+    """List a workspace's API keys (never the keys themselves)."""
+    from ci_service.services import apikeys
+    from ci_service.services.workspaces import find_workspace
+
+    state.open()
+    ws = find_workspace(workspace)
+    rows = [apikeys.key_to_dict(r, detail=False) for r in apikeys.list_keys(ws.id)]
+    if as_json:
+        emit_json(rows)
+    else:
+        emit_table(
+            rows, ["id", "name", "prefix", "createdAt", "lastUsedAt", "expiresAt", "revokedAt"]
+        )
+
+
+@keys.command("revoke")
+@click.argument("key_id")
+@json_option
+@click.pass_obj
+@service_errors
+def keys_revoke(state, key_id, as_json):
+    """Revoke an API key by id (it cannot be restored)."""
+    from ci_service.services import apikeys
+
+    state.open()
+    row = apikeys.revoke_key(key_id)
+    if as_json:
+        emit_json(apikeys.key_to_dict(row, detail=False))
+    else:
+        click.echo(f"Revoked API key {row.id} ({row.prefix}...)")
+
+
+def main() -> None:  # pragma: no cover - console entry
+    cli(prog_name="ci-service")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

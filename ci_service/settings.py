@@ -1,0 +1,85 @@
+"""Service settings, declared once as data.
+
+Each setting is (name, default, help). The tuple drives the `Settings` object, the
+environment overrides (``CI_SERVICE_<NAME>``) and a docs test that checks every setting is
+documented in the README.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+MIB = 1024 * 1024
+
+
+@dataclass(frozen=True)
+class Setting:
+    name: str
+    default: Any
+    help: str
+
+
+SETTINGS: tuple[Setting, ...] = (
+    Setting("database", "./ci-service.db", "SQLite file path or sqlite:///path URL"),
+    Setting("max_json_bytes", 1 * MIB, "Largest accepted JSON request body, in bytes"),
+    Setting("max_upload_bytes", 20 * MIB, "Largest accepted document upload, in bytes"),
+    Setting("list_cap", 1000, "Most items a list endpoint returns without limit/offset"),
+    Setting("competitor_limit_starter", 3, "Competitors allowed on the STARTER plan"),
+    Setting("competitor_limit_pro", 25, "Competitors allowed on the PRO plan"),
+    Setting("competitor_limit_enterprise", 0, "Competitors on ENTERPRISE (0 = unlimited)"),
+    Setting("allow_private_urls", False, "Let fetchers reach loopback/private addresses"),
+    Setting("job_workers", 2, "Threads that run background jobs (0 = run jobs inline)"),
+    Setting("scheduler", True, "Run the periodic refresh scheduler inside serve"),
+    Setting("usage_flush_seconds", 1.0, "How often rate-limit counters and lastUsedAt persist"),
+)
+
+_TRUE = {"1", "true", "yes", "on"}
+
+
+def _coerce(value: str, default: Any) -> Any:
+    if isinstance(default, bool):
+        return value.strip().lower() in _TRUE
+    if isinstance(default, int):
+        return int(value)
+    if isinstance(default, float):
+        return float(value)
+    return value
+
+
+@dataclass(frozen=True)
+class Settings:
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __getattr__(self, name: str) -> Any:
+        values = object.__getattribute__(self, "values")
+        if name in values:
+            return values[name]
+        raise AttributeError(name)
+
+    def with_overrides(self, **overrides: Any) -> Settings:
+        unknown = set(overrides) - {s.name for s in SETTINGS}
+        if unknown:
+            raise TypeError(f"unknown settings: {sorted(unknown)}")
+        return replace(self, values={**self.values, **overrides})
+
+    def competitor_limit(self, plan: str) -> int | None:
+        """The plan's competitor limit, or None when unlimited."""
+        limit = self.values[f"competitor_limit_{plan.lower()}"]
+        return limit if limit > 0 else None
+
+
+def load_settings(environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
+    """Defaults, then ``CI_SERVICE_*`` environment variables, then explicit overrides."""
+    environ = os.environ if environ is None else environ
+    values = {}
+    for setting in SETTINGS:
+        raw = environ.get(f"CI_SERVICE_{setting.name.upper()}")
+        values[setting.name] = setting.default if raw is None else _coerce(raw, setting.default)
+    settings = Settings(values)
+    explicit = {k: v for k, v in overrides.items() if v is not None}
+    return settings.with_overrides(**explicit) if explicit else settings
+
+
+__all__ = ["SETTINGS", "Setting", "Settings", "load_settings"]

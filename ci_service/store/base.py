@@ -1,0 +1,52 @@
+"""Base model and the field types shared by every table."""
+
+from __future__ import annotations
+
+import json
+from datetime import UTC, datetime
+
+from peewee import CharField, Model, TextField
+
+from ci_service.store.db import database, new_id
+
+
+class JSONField(TextField):
+    """JSON stored as text (portable across SQLite and PostgreSQL)."""
+
+    def db_value(self, value):
+        if value is None:
+            return None
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+    def python_value(self, value):
+        if value is None:
+            return None
+        return json.loads(value)
+
+
+class UTCDateTimeField(TextField):
+    """Aware UTC datetimes stored as fixed-width ISO text, so text order is time order."""
+
+    FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
+
+    def db_value(self, value):
+        if value is None:
+            return None
+        if isinstance(value, str):
+            return value
+        if value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value.astimezone(UTC).strftime(self.FORMAT)
+
+    def python_value(self, value):
+        if value is None:
+            return None
+        return datetime.strptime(value, self.FORMAT).replace(tzinfo=UTC)
+
+
+class BaseModel(Model):
+    id = CharField(primary_key=True, default=new_id, max_length=64)
+
+    class Meta:
+        database = database
+        legacy_table_names = False

@@ -1,0 +1,71 @@
+"""Forward-only schema migrations.
+
+Each migration is a named function, applied once, in order, inside the same transaction as
+the row that records it in ``schema_migrations``. Migrations never drop user data.
+
+Convention: a migration that creates tables uses the model classes, so a later migration
+must not change an existing model's columns in place; it adds them with
+``add_column_if_missing`` so both new files and files created by older releases converge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from peewee import Database
+from playhouse.migrate import SchemaMigrator
+from playhouse.migrate import migrate as run_operations
+
+from ci_service.timeutil import iso, utcnow
+
+Migration = tuple[str, Callable[[Database], None]]
+MIGRATIONS: list[Migration] = []
+
+
+def migration(name: str):
+    """Register a migration function under ``name`` (order of registration is order of use)."""
+
+    def register(fn: Callable[[Database], None]):
+        if any(existing == name for existing, _ in MIGRATIONS):
+            raise ValueError(f"duplicate migration {name}")
+        MIGRATIONS.append((name, fn))
+        return fn
+
+    return register
+
+
+def add_column_if_missing(db: Database, table: str, column: str, field) -> None:
+    if column not in {c.name for c in db.get_columns(table)}:
+        run_operations(SchemaMigrator.from_database(db).add_column(table, column, field))
+
+
+def applied_migrations(db: Database) -> list[str]:
+    cursor = db.execute_sql("SELECT name FROM schema_migrations ORDER BY applied_at, name")
+    return [row[0] for row in cursor.fetchall()]
+
+
+def migrate(db: Database) -> list[str]:
+    """Apply every pending migration; return the names applied now."""
+    _load_all_migrations()
+    db.execute_sql(
+        "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)"
+    )
+    applied_now = []
+    for name, fn in MIGRATIONS:
+        with db.atomic():
+            # Re-checked inside the write lock: two processes starting at once apply it once.
+            done = db.execute_sql("SELECT 1 FROM schema_migrations WHERE name = ?", (name,))
+            if done.fetchone():
+                continue
+            fn(db)
+            db.execute_sql(
+                "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                (name, iso(utcnow())),
+            )
+            applied_now.append(name)
+    return applied_now
+
+
+def _load_all_migrations() -> None:
+    # Importing the modules registers their migrations in order.
+    from ci_service.store import schema  # noqa: F401

@@ -1,0 +1,23 @@
+"""The ordered list of migrations. Append new ones at the end; never edit a shipped one."""
+
+from __future__ import annotations
+
+from ci_service.store.competitors import Competitor
+from ci_service.store.identity import ApiKey, RateLimitCounter, Tenant, User, Workspace
+from ci_service.store.jobs import Job
+from ci_service.store.migrations import migration
+
+
+@migration("0001_identity")
+def create_identity(db):
+    db.create_tables([Tenant, Workspace, User, ApiKey, RateLimitCounter])
+
+
+@migration("0002_jobs")
+def create_jobs(db):
+    db.create_tables([Job])
+
+
+@migration("0003_competitors")
+def create_competitors(db):
+    db.create_tables([Competitor])

@@ -1,0 +1,126 @@
+"""flask-smorest glue: a Blueprint whose argument errors are 400s in our envelope, and a
+helper that documents error responses on a route."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from flask_smorest import Api as SmorestApi
+from flask_smorest import Blueprint as SmorestBlueprint
+from webargs.flaskparser import FlaskParser
+
+from ci_service.errors import ValidationFailed
+
+
+def flatten_messages(messages: Any) -> dict[str, list[str]]:
+    """webargs messages ``{location: {field: [..]}}`` to ``{field: [..]}``."""
+    fields: dict[str, list[str]] = {}
+
+    def add(name: str, value: Any) -> None:
+        if isinstance(value, dict):
+            for key, inner in value.items():
+                add(f"{name}.{key}" if name else str(key), inner)
+        elif isinstance(value, list) and all(isinstance(v, str) for v in value):
+            fields.setdefault(name or "body", []).extend(value)
+        elif isinstance(value, list):
+            for item in value:
+                add(name, item)
+        else:
+            fields.setdefault(name or "body", []).append(str(value))
+
+    if isinstance(messages, dict):
+        for location_messages in messages.values():
+            if isinstance(location_messages, dict):
+                for field, value in location_messages.items():
+                    add(str(field), value)
+            else:
+                add("body", location_messages)
+    else:
+        add("body", messages)
+    return fields
+
+
+def validation_error(fields: dict[str, list[str]]) -> ValidationFailed:
+    message = "Invalid request: " + ", ".join(f"{k} ({'; '.join(v)})" for k, v in fields.items())
+    return ValidationFailed(message[:500], {"fields": fields})
+
+
+class Parser(FlaskParser):
+    DEFAULT_VALIDATION_STATUS = 400
+
+    def handle_error(self, error, req, schema, *, error_status_code, error_headers):
+        raise validation_error(flatten_messages(error.messages))
+
+    def _handle_invalid_json_error(self, error, req, *args, **kwargs):
+        raise ValidationFailed("Malformed JSON body", {"fields": {"body": ["invalid JSON"]}})
+
+
+class Blueprint(SmorestBlueprint):
+    ARGUMENTS_PARSER = Parser()
+
+    def errors(self, *statuses: int):
+        """Document the error responses a route can give (all share the envelope)."""
+
+        def decorate(fn):
+            for status in statuses:
+                fn = self.alt_response(status, response=f"ERROR_{status}")(fn)
+            return fn
+
+        return decorate
+
+
+class Schema(ma.Schema):
+    """Base for request schemas: unknown fields are ignored, not rejected."""
+
+    class Meta:
+        unknown = ma.EXCLUDE
+
+
+class ErrorBodySchema(ma.Schema):
+    code = ma.fields.String(required=True)
+    message = ma.fields.String(required=True)
+    details = ma.fields.Dict()
+    requiredPlan = ma.fields.String()
+    currentPlan = ma.fields.String()
+    limit = ma.fields.Integer()
+    currentCount = ma.fields.Integer()
+
+
+class ErrorSchema(ma.Schema):
+    error = ma.fields.Nested(ErrorBodySchema, required=True)
+
+
+class SuccessSchema(ma.Schema):
+    success = ma.fields.Boolean(required=True)
+
+
+ERROR_STATUSES = {
+    400: "Invalid request",
+    401: "Missing or invalid API key",
+    403: "Insufficient scope, role or plan",
+    404: "Not found",
+    405: "Method not allowed",
+    413: "Request body too large",
+    415: "Unsupported media type",
+    429: "Rate limit exceeded",
+    500: "Internal error",
+}
+
+
+class Api(SmorestApi):
+    ERROR_SCHEMA = ErrorSchema
+
+    def _register_responses(self):
+        super()._register_responses()
+        for status, description in ERROR_STATUSES.items():
+            self.spec.components.response(
+                f"ERROR_{status}",
+                {"description": description, "content": {"application/json": {"schema": "Error"}}},
+            )
+
+    def handle_http_exception(self, error):
+        # Replace flask-smorest's payload with the service envelope.
+        from ci_service.web.errors import http_exception_response
+
+        return http_exception_response(error)

@@ -1,0 +1,103 @@
+"""The Flask app factory. ``serve`` and the tests both build the app here."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from pathlib import Path
+
+from flask import Flask, g, send_from_directory
+
+from ci_service import __version__
+from ci_service.services.usage import UsageTracker
+from ci_service.settings import Settings, load_settings
+from ci_service.store.db import database, open_database
+from ci_service.web import auth
+from ci_service.web.api import Api
+from ci_service.web.errors import register_error_handlers
+
+log = logging.getLogger("ci_service")
+
+API_SPEC_OPTIONS = {
+    "info": {
+        "description": "Competitive intelligence REST API. Authenticate with the X-API-Key "
+        "header; errors use the envelope {error: {code, message, details?}}."
+    },
+    "components": {
+        "securitySchemes": {"ApiKeyAuth": {"type": "apiKey", "in": "header", "name": "X-API-Key"}}
+    },
+    "security": [{"ApiKeyAuth": []}],
+}
+
+
+def _swagger_assets_dir() -> str:
+    import swagger_ui_bundle
+
+    return str(Path(swagger_ui_bundle.swagger_ui_path))
+
+
+def create_app(settings: Settings | None = None, **overrides) -> Flask:
+    """Build the app on ``settings`` (defaults plus CI_SERVICE_* env when omitted)."""
+    settings = settings or load_settings()
+    if overrides:
+        settings = settings.with_overrides(**overrides)
+
+    app = Flask("ci_service")
+    app.config.update(
+        CI_SETTINGS=settings,
+        MAX_CONTENT_LENGTH=max(settings.max_upload_bytes, settings.max_json_bytes),
+        API_TITLE="ci-service",
+        API_VERSION=__version__,
+        OPENAPI_VERSION="3.0.3",
+        OPENAPI_URL_PREFIX="/",
+        OPENAPI_JSON_PATH="openapi.json",
+        OPENAPI_SWAGGER_UI_PATH="/docs",
+        OPENAPI_SWAGGER_UI_URL="/docs/assets/",
+        # Served from the app (swagger-ui-bundle), and no call-out to the online validator.
+        OPENAPI_SWAGGER_UI_CONFIG={"validatorUrl": None, "persistAuthorization": True},
+        API_SPEC_OPTIONS=API_SPEC_OPTIONS,
+    )
+    app.json.sort_keys = False
+
+    db = open_database(settings.database)
+    app.extensions["ci_database"] = db
+    app.extensions["ci_usage"] = UsageTracker(flush_seconds=settings.usage_flush_seconds)
+
+    @app.before_request
+    def open_connection():
+        g.request_id = uuid.uuid4().hex[:16]
+        database.connect(reuse_if_open=True)
+
+    auth.install(app)
+
+    @app.after_request
+    def finish(response):
+        response.headers["X-Request-Id"] = getattr(g, "request_id", "")
+        app.extensions["ci_usage"].maybe_flush()
+        return response
+
+    @app.teardown_request
+    def close_connection(exc):
+        if not database.is_closed():
+            database.close()
+
+    api = Api(app)
+    from ci_service.web.routes import BLUEPRINTS
+
+    for blueprint in BLUEPRINTS:
+        api.register_blueprint(blueprint)
+    app.extensions["ci_api"] = api
+
+    @app.get("/docs/assets/<path:filename>")
+    def swagger_assets(filename):
+        return send_from_directory(_swagger_assets_dir(), filename, max_age=86400)
+
+    register_error_handlers(app)
+    return app
+
+
+def shutdown_app(app: Flask) -> None:
+    """Persist pending usage counters; safe to call more than once."""
+    usage = app.extensions.get("ci_usage")
+    if usage is not None:
+        usage.flush()

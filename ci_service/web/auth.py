@@ -1,0 +1,110 @@
+"""The request pipeline for ``/api/*`` (the tool server calls ``authenticate_request`` too).
+
+Every view there declares what it needs with ``@requires(...)``; ``before_request`` runs,
+in order: key authentication (401), the key's IP allowlist (403 IP_NOT_ALLOWED), the rate
+limit (429), then scope, role and plan (403). A view without a declaration is refused, so
+forgetting one fails closed. X-RateLimit-* headers go on every authenticated response.
+"""
+
+from __future__ import annotations
+
+from flask import Flask, current_app, g, request
+
+from ci_service.errors import PayloadTooLarge, RateLimited, ServiceError, UnsupportedMediaType
+from ci_service.services.auth import Access, authenticate, check_access, check_ip
+
+PUBLIC = object()  # marker: no key needed
+PROTECTED_PREFIXES = ("/api/",)
+
+
+def requires(access: Access, *, upload: bool = False):
+    """Declare what a view needs. ``upload``: the view takes multipart form data."""
+
+    def decorate(fn):
+        fn.access = access
+        fn.accepts_upload = upload
+        return fn
+
+    return decorate
+
+
+def public(fn):
+    fn.access = PUBLIC
+    return fn
+
+
+def _is_protected(path: str) -> bool:
+    return path.startswith(PROTECTED_PREFIXES)
+
+
+def _has_body() -> bool:
+    return bool(request.content_length) or "chunked" in (
+        request.headers.get("Transfer-Encoding", "").lower()
+    )
+
+
+def _check_body(view) -> None:
+    """Size and media type of a request body, before anything reads it."""
+    if request.method not in ("POST", "PUT", "PATCH") or not _has_body():
+        return
+    settings = current_app.config["CI_SETTINGS"]
+    upload = getattr(view, "accepts_upload", False)
+    limit = settings.max_upload_bytes if upload else settings.max_json_bytes
+    request.max_content_length = limit
+    if request.content_length is not None and request.content_length > limit:
+        raise PayloadTooLarge(f"Request body exceeds {limit} bytes")
+    mimetype = request.mimetype or ""
+    if upload:
+        if mimetype != "multipart/form-data":
+            raise UnsupportedMediaType("Upload a document as multipart/form-data")
+    elif not (mimetype == "application/json" or mimetype.endswith("+json")):
+        raise UnsupportedMediaType("Send the request body as application/json")
+
+
+def authorize_request():
+    g.principal = None
+    if not _is_protected(request.path) or request.url_rule is None:
+        return None  # unknown routes fall through to a 404/405 in the envelope
+    view = current_app.view_functions.get(request.endpoint)
+    access = getattr(view, "access", None)
+    if access is PUBLIC:
+        return None
+    if not isinstance(access, Access):
+        raise ServiceError("Route has no access rule")  # fail closed; a test prevents it
+    g.principal = authenticate_request(access)
+    _check_body(view)
+    return None
+
+
+def authenticate_request(access: Access):
+    """Key, IP allowlist, rate limit, then scope/role/plan; raises a ServiceError."""
+    principal = authenticate(request.headers.get("X-API-Key"))
+    check_ip(principal, request.remote_addr)
+    usage = current_app.extensions["ci_usage"]
+    decision = usage.hit(principal.key_id, principal.rate_limit)
+    g.rate_limit_headers = decision.headers()
+    if not decision.allowed:
+        retry = decision.retry_after()
+        raise RateLimited(
+            "Rate limit exceeded for this API key",
+            details={"retryAfter": retry},
+            headers={"Retry-After": str(retry)},
+        )
+    check_access(principal, access)
+    return principal
+
+
+def add_rate_limit_headers(response):
+    for name, value in (getattr(g, "rate_limit_headers", None) or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def install(app: Flask) -> None:
+    app.before_request(authorize_request)
+    app.after_request(add_rate_limit_headers)
+
+
+def principal():
+    """The authenticated caller of this request."""
+    return g.principal

@@ -1,0 +1,77 @@
+"""One error body for REST: ``{"error": {"code", "message", "details"?}}``."""
+
+from __future__ import annotations
+
+import logging
+
+from flask import Flask, g, jsonify, request
+from werkzeug.exceptions import HTTPException
+
+from ci_service.errors import ServiceError
+
+log = logging.getLogger("ci_service.web")
+
+HTTP_CODES = {
+    400: "VALIDATION_ERROR",
+    401: "UNAUTHORIZED",
+    403: "FORBIDDEN",
+    404: "NOT_FOUND",
+    405: "METHOD_NOT_ALLOWED",
+    413: "PAYLOAD_TOO_LARGE",
+    415: "UNSUPPORTED_MEDIA_TYPE",
+    429: "RATE_LIMITED",
+}
+HTTP_MESSAGES = {
+    400: "Invalid request",
+    404: "Not found",
+    405: "Method not allowed",
+    413: "Request body too large",
+    415: "Unsupported media type",
+}
+
+
+def error_response(status: int, body: dict, headers: dict | None = None):
+    response = jsonify({"error": body})
+    response.status_code = status
+    for name, value in (headers or {}).items():
+        response.headers[name] = value
+    return response
+
+
+def service_error_response(error: ServiceError):
+    return error_response(error.status, error.to_dict(), error.headers)
+
+
+def http_exception_response(error: HTTPException):
+    status = error.code or 500
+    if status >= 500:
+        return internal_error_response(error)
+    code = HTTP_CODES.get(status, "HTTP_ERROR")
+    message = HTTP_MESSAGES.get(status) or error.name
+    headers = {}
+    valid_methods = getattr(error, "valid_methods", None)
+    if status == 405 and valid_methods:
+        headers["Allow"] = ", ".join(valid_methods)
+    return error_response(status, {"code": code, "message": message}, headers)
+
+
+def internal_error_response(error: BaseException):
+    request_id = getattr(g, "request_id", None)
+    original = getattr(error, "original_exception", None) or error
+    log.error(
+        "unhandled error request_id=%s %s %s",
+        request_id,
+        request.method,
+        request.path,
+        exc_info=(type(original), original, original.__traceback__),
+    )
+    body = {"code": "INTERNAL_ERROR", "message": "Internal server error"}
+    if request_id:
+        body["details"] = {"requestId": request_id}
+    return error_response(500, body)
+
+
+def register_error_handlers(app: Flask) -> None:
+    app.register_error_handler(ServiceError, service_error_response)
+    app.register_error_handler(HTTPException, http_exception_response)
+    app.register_error_handler(Exception, internal_error_response)
