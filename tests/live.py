@@ -1,0 +1,130 @@
+"""Run a real ``ci-service serve`` process for tests: free port, wait until it answers."""
+
+from __future__ import annotations
+
+import os
+import queue
+import re
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import httpx
+
+SERVING = re.compile(r"serving on (http://\S+)")
+
+
+def ci_service_command(database: str, *args: str) -> list[str]:
+    return [sys.executable, "-m", "ci_service", "--database", database, *args]
+
+
+def run_cli(database: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ci_service_command(database, *args),
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ, **(env or {})},
+    )
+
+
+class LiveServer:
+    """``with LiveServer(db) as server: httpx.get(server.url + "/healthz")``"""
+
+    def __init__(self, database: str, *serve_args: str, env: dict | None = None):
+        self.database = database
+        self.serve_args = serve_args or ("--no-scheduler",)
+        self.env = {**os.environ, **(env or {})}
+        self.process: subprocess.Popen | None = None
+        self.url = ""
+        self.stderr_lines: list[str] = []
+
+    def start(self, timeout: float = 30) -> LiveServer:
+        self.process = subprocess.Popen(
+            ci_service_command(self.database, "serve", "--port", "0", *self.serve_args),
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=self.env,
+        )
+        lines: queue.Queue[str] = queue.Queue()
+
+        def pump():
+            for line in self.process.stderr:
+                self.stderr_lines.append(line)
+                lines.put(line)
+
+        self._pump = threading.Thread(target=pump, daemon=True)
+        self._pump.start()
+        deadline = time.monotonic() + timeout
+        while not self.url:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or self.process.poll() is not None:
+                self.kill()
+                raise RuntimeError("serve did not start:\n" + "".join(self.stderr_lines))
+            try:
+                match = SERVING.search(lines.get(timeout=min(remaining, 0.5)))
+            except queue.Empty:
+                continue
+            if match:
+                self.url = match.group(1)
+        wait_until_responds(self.url + "/healthz", timeout=deadline - time.monotonic())
+        return self
+
+    def stop(self, timeout: float = 15) -> int:
+        """SIGTERM and wait: the graceful shutdown path."""
+        if self.process is None:
+            return 0
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            self.process.wait(timeout=timeout)
+        self._close_pipe()
+        return self.process.returncode
+
+    def kill(self) -> None:
+        """SIGKILL: the crash path."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=15)
+        self._close_pipe()
+
+    def _close_pipe(self) -> None:
+        if self.process is not None and self.process.stderr and not self.process.stderr.closed:
+            self._pump.join(timeout=5)  # the pipe ends when the process does
+            self.process.stderr.close()
+
+    def __enter__(self) -> LiveServer:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.stop()
+        finally:
+            self.kill()
+
+
+def wait_until_responds(url: str, timeout: float = 10) -> None:
+    deadline = time.monotonic() + max(timeout, 0.1)
+    last_error: Exception | None = None
+    while time.monotonic() < deadline:
+        try:
+            if httpx.get(url, timeout=2).status_code < 500:
+                return
+        except httpx.HTTPError as exc:
+            last_error = exc
+        time.sleep(0.05)
+    raise RuntimeError(f"{url} did not respond in time: {last_error}")
+
+
+def wait_for(predicate, timeout: float = 10, interval: float = 0.05):
+    """Poll ``predicate`` until it returns a truthy value or ``timeout`` passes."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value:
+            return value
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"condition not met within {timeout}s")
+        time.sleep(interval)
