@@ -119,16 +119,23 @@ def serve(state, host, port, threads, job_workers, no_scheduler):
     """
     from waitress import create_server
 
+    from ci_service.jobs.background import start_background, stop_background
     from ci_service.web.app import create_app, shutdown_app
 
     overrides = {"database": state.database, "job_workers": job_workers}
     if no_scheduler:
         overrides["scheduler"] = False
     try:
-        app = create_app(load_settings(**overrides))
+        settings = load_settings(**overrides)
+        app = create_app(settings)
     except UnsupportedDatabase as exc:
         raise click.ClickException(str(exc)) from None
     server = create_server(app, host=host, port=port, threads=threads, ident="ci-service")
+    try:
+        start_background(app, settings)  # recovery of orphaned jobs, runner, scheduler
+    except ImportError as exc:  # a module named in CI_SERVICE_JOB_MODULES
+        server.close()
+        raise click.ClickException(f"could not load job modules: {exc}") from None
 
     def stop(signum, frame):
         # waitress's loop only leaves on an exception; KeyboardInterrupt is what it expects.
@@ -144,6 +151,7 @@ def serve(state, host, port, threads, job_workers, no_scheduler):
         pass
     finally:
         server.close()
+        stop_background(app, timeout=10.0)
         shutdown_app(app)
         click.echo("ci-service stopped", err=True)
 
@@ -306,6 +314,157 @@ def keys_revoke(state, key_id, as_json):
         emit_json(apikeys.key_to_dict(row, detail=False))
     else:
         click.echo(f"Revoked API key {row.id} ({row.prefix}...)")
+
+
+@cli.group()
+def jobs():
+    """Follow and cancel background jobs."""
+
+
+@jobs.command("list")
+@click.option("--workspace", default=None, help="Workspace name or id (default: all).")
+@click.option("--status", type=click.Choice(["running", "completed", "failed"]), default=None)
+@click.option("--competitor", "competitor_id", default=None, help="Only this competitor's jobs.")
+@click.option("--type", "job_type", default=None, help="Only jobs of this type, e.g. collect.")
+@click.option("--limit", type=click.IntRange(1, 1000), default=None, help="At most N jobs.")
+@json_option
+@click.pass_obj
+@service_errors
+def jobs_list(state, workspace, status, competitor_id, job_type, limit, as_json):
+    """List jobs, newest first.
+
+    Example: ci-service jobs list --workspace acme --status running
+    """
+    from ci_service.services import jobs as job_service
+    from ci_service.services.workspaces import find_workspace
+
+    state.open()
+    workspace_id = find_workspace(workspace).id if workspace else None
+    rows = job_service.list_jobs(
+        workspace_id, competitor_id=competitor_id, job_type=job_type, status=status, limit=limit
+    )
+    data = [job_service.job_to_dict(row) for row in rows]
+    if as_json:
+        emit_json(data)
+    else:
+        emit_table(
+            data, ["id", "type", "status", "progress", "currentStep", "displayTitle", "startedAt"]
+        )
+
+
+@jobs.command("show")
+@click.argument("job_id")
+@json_option
+@click.pass_obj
+@service_errors
+def jobs_show(state, job_id, as_json):
+    """Show one job with its steps.
+
+    Example: ci-service jobs show 4f9c...
+    """
+    from ci_service.jobs.watch import describe
+    from ci_service.services import jobs as job_service
+
+    state.open()
+    data = job_service.job_to_dict(job_service.get_job(job_id, None))
+    if as_json:
+        emit_json(data)
+    else:
+        click.echo(describe(data))
+
+
+@jobs.command("watch")
+@click.argument("job_id")
+@click.option("--interval", type=click.FloatRange(0.05, 60), default=0.5, show_default=True)
+@click.option("--timeout", type=click.FloatRange(0), default=None, help="Give up after N s.")
+@click.pass_obj
+@service_errors
+def jobs_watch(state, job_id, interval, timeout):
+    """Show a live progress bar until the job ends.
+
+    Exit code 0 when it completed, 1 when it failed, 2 on --timeout.
+
+    Example: ci-service jobs watch 4f9c... --timeout 600
+    """
+    from ci_service.jobs.watch import watch
+
+    state.open()
+    sys.exit(watch(job_id, interval=interval, timeout=timeout))
+
+
+@jobs.command("cancel")
+@click.argument("job_id")
+@json_option
+@click.pass_obj
+@service_errors
+def jobs_cancel(state, job_id, as_json):
+    """Cancel a running job (it becomes failed, currentStep Cancelled).
+
+    Example: ci-service jobs cancel 4f9c...
+    """
+    from ci_service.services import jobs as job_service
+
+    state.open()
+    row = job_service.cancel_job(job_id, None)
+    if as_json:
+        summary = {"id": row.id, "status": row.status, "currentStep": row.current_step}
+        emit_json({"success": True, "job": summary})
+    else:
+        click.echo(f"Cancelled job {row.id} ({row.display_title})")
+
+
+@cli.command("mcp")
+@click.option("--workspace", required=True, help="Workspace name or id the agent works in.")
+@click.pass_obj
+@service_errors
+def mcp_stdio(state, workspace):
+    """Serve the tool server (MCP / JSON-RPC) over stdin and stdout, for desktop agents.
+
+    The session acts as the workspace's owner (no API key: it reads the database file
+    directly). Jobs it starts are picked up by a running `ci-service serve`.
+
+    Example: ci-service --database ./ci.db mcp --workspace acme
+    """
+    import logging
+
+    from ci_service.mcp.stdio import local_principal, serve_stdio
+    from ci_service.mcp.tools import ToolContext
+    from ci_service.services.workspaces import find_workspace
+
+    logging.basicConfig(stream=sys.stderr, level=logging.WARNING)  # stdout is the protocol
+    state.open()
+    principal = local_principal(find_workspace(workspace))
+    context = ToolContext(principal, load_settings(database=state.database))
+    serve_stdio(context, sys.stdin, sys.stdout)
+
+
+@cli.group()
+def tools():
+    """The tool server's tools."""
+
+
+@tools.command("list")
+@json_option
+def tools_list(as_json):
+    """List the tools agents can call, with their arguments (* = required).
+
+    Example: ci-service tools list
+    """
+    from ci_service.mcp.tools import list_tools
+
+    described = [t.describe() for t in list_tools()]
+    if as_json:
+        emit_json(described)
+        return
+    for item in described:
+        schema = item["inputSchema"]
+        required = set(schema.get("required", []))
+        arguments = ", ".join(
+            f"{name}{'*' if name in required else ''}: {spec.get('type', 'any')}"
+            for name, spec in schema.get("properties", {}).items()
+        )
+        click.echo(f"{item['name']}({arguments})")
+        click.echo(f"    {item['description']}")
 
 
 def main() -> None:  # pragma: no cover - console entry

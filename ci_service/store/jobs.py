@@ -1,15 +1,40 @@
-"""Background jobs, persisted so they survive a busy pool and a restart."""
+"""Background jobs, persisted so they survive a busy pool and a restart.
+
+The storage interface is a handful of verbs with contracts (after huey's ``BaseStorage``):
+``claim``, ``update_running``, ``complete``, ``fail``, ``cancel`` and ``recover_orphans``
+(``enqueue`` lives in ``ci_service.jobs.queue`` because it needs the job-type registry).
+Rows are never deleted on dequeue: a claimed job keeps its row, so a crash can be seen and
+recovered.
+
+Every write that changes a job is guarded with ``status = 'running'``: once a job is
+completed, failed or cancelled, no later write (from a slow worker, say) can resurrect it.
+
+Internal states: a job is exposed as ``running`` from the moment it is queued. While no
+worker has claimed it, ``claimed_at`` is null and ``current_step`` is ``Queued``.
+"""
 
 from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
 
 from peewee import BooleanField, CharField, FloatField, ForeignKeyField, TextField
 
 from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
+from ci_service.store.db import transaction
 from ci_service.store.identity import Workspace
 from ci_service.timeutil import utcnow
 
 JOB_STATUSES = ("running", "completed", "failed")
 STEP_STATUSES = ("pending", "running", "completed", "failed")
+
+QUEUED_STEP = "Queued"
+COMPLETED_STEP = "Completed"
+CANCELLED_STEP = "Cancelled"
+INTERRUPTED_STEP = "Interrupted"
+
+CANCELLED_ERROR = "The job was cancelled"
+INTERRUPTED_ERROR = "The service stopped while this job was running; start it again"
 
 
 class Job(BaseModel):
@@ -20,13 +45,154 @@ class Job(BaseModel):
     display_title = CharField(max_length=300)
     status = CharField(max_length=20, default="running", index=True)
     progress = FloatField(default=0)
-    current_step = CharField(max_length=200, default="Queued")
+    current_step = CharField(max_length=200, default=QUEUED_STEP)
+    progress_message = TextField(null=True)  # what the current step says it is doing
     steps = JSONField(default=list)  # [{id, name, status}]
     metadata = JSONField(default=dict)
     payload = JSONField(default=dict)  # arguments for the handler (JSON, never pickle)
-    error = TextField(null=True)
+    error = TextField(null=True)  # why a failed job failed (user-facing, no tracebacks)
     cancel_requested = BooleanField(default=False)
     created_at = UTCDateTimeField(default=utcnow, index=True)
-    started_at = UTCDateTimeField(default=utcnow)
+    started_at = UTCDateTimeField(default=utcnow)  # reset when a worker claims the job
     claimed_at = UTCDateTimeField(null=True)  # None: queued, waiting for a worker
+    claimed_by = CharField(max_length=200, null=True)  # "host:pid:thread" of the worker
     completed_at = UTCDateTimeField(null=True)
+
+    class Meta:
+        indexes = ((("status", "claimed_at", "created_at"), False),)
+
+
+# At most one active job of a type per competitor, enforced by the database too: enqueue
+# checks first inside an IMMEDIATE transaction, and this partial index is the backstop.
+Job.add_index(
+    Job.index(
+        Job.workspace,
+        Job.competitor_id,
+        Job.type,
+        unique=True,
+        where=(Job.status == "running") & Job.competitor_id.is_null(False),
+        name="job_one_active_per_competitor",
+    )
+)
+
+
+def _running(job_id: str):
+    return (Job.id == job_id) & (Job.status == "running")
+
+
+def is_running(job_id: str) -> bool:
+    return Job.select().where(_running(job_id)).exists()
+
+
+def claim(worker: str, now: datetime | None = None) -> Job | None:
+    """Take the oldest queued job for ``worker``, or None when the queue is empty.
+
+    One IMMEDIATE transaction selects the job and stamps ``claimed_at``/``claimed_by``, so
+    two workers (threads or processes) never claim the same job. The row stays in place.
+    """
+    now = now or utcnow()
+    with transaction():
+        job = (
+            Job.select()
+            .where(Job.status == "running", Job.claimed_at.is_null())
+            .order_by(Job.created_at, Job.id)
+            .first()
+        )
+        if job is None:
+            return None
+        Job.update(claimed_at=now, claimed_by=worker, started_at=now).where(
+            _running(job.id), Job.claimed_at.is_null()
+        ).execute()
+    job.claimed_at = job.started_at = now
+    job.claimed_by = worker
+    return job
+
+
+def update_running(job_id: str, **fields: Any) -> bool:
+    """Write ``fields`` on a job that is still running; False (nothing written) if not."""
+    with transaction():
+        return Job.update(**fields).where(_running(job_id)).execute() == 1
+
+
+def complete(job_id: str, steps: list[dict], now: datetime | None = None) -> bool:
+    """Mark a running job completed at 100%; False if it already finished (e.g. cancelled)."""
+    return update_running(
+        job_id,
+        status="completed",
+        progress=100.0,
+        current_step=COMPLETED_STEP,
+        progress_message=None,
+        steps=steps,
+        completed_at=now or utcnow(),
+    )
+
+
+def fail(
+    job_id: str,
+    error: str,
+    steps: list[dict],
+    now: datetime | None = None,
+    *,
+    current_step: str | None = None,
+) -> bool:
+    """Mark a running job failed with ``error``; False if it already finished.
+
+    ``current_step`` stays at the failed step's name unless given (e.g. ``Interrupted``).
+    """
+    fields: dict[str, Any] = {
+        "status": "failed",
+        "error": error[:2000],
+        "steps": steps,
+        "progress_message": None,
+        "completed_at": now or utcnow(),
+    }
+    if current_step is not None:
+        fields["current_step"] = current_step
+    return update_running(job_id, **fields)
+
+
+def _fail_running_steps(steps: list[dict]) -> list[dict]:
+    return [{**s, "status": "failed"} if s.get("status") == "running" else s for s in steps]
+
+
+def cancel(job_id: str, now: datetime | None = None) -> bool:
+    """Cancel a running job at once: failed, currentStep ``Cancelled``, in one transaction.
+
+    The worker sees ``status`` at its next step boundary or check and stops without writing.
+    Returns False when the job is not running (nothing changed).
+    """
+    with transaction():
+        job = Job.get_or_none(_running(job_id))
+        if job is None:
+            return False
+        return update_running(
+            job_id,
+            status="failed",
+            current_step=CANCELLED_STEP,
+            cancel_requested=True,
+            error=CANCELLED_ERROR,
+            progress_message=None,
+            steps=_fail_running_steps(job.steps),
+            completed_at=now or utcnow(),
+        )
+
+
+def recover_orphans(now: datetime | None = None) -> list[Job]:
+    """Fail every claimed job that is still running: call it when no worker is alive.
+
+    Steps are not idempotent (yet), so a job whose worker died is not re-queued: it becomes
+    failed with currentStep ``Interrupted``. Queued (unclaimed) jobs are left alone and run.
+    Returns the jobs it failed, as they were before.
+    """
+    now = now or utcnow()
+    with transaction():
+        orphans = list(Job.select().where(Job.status == "running", Job.claimed_at.is_null(False)))
+        for job in orphans:
+            fail(
+                job.id,
+                INTERRUPTED_ERROR,
+                _fail_running_steps(job.steps),
+                now,
+                current_step=INTERRUPTED_STEP,
+            )
+    return orphans

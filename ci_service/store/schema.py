@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from ci_service.store.competitors import Competitor
+from ci_service.store.graph import GraphEdge, GraphNode
 from ci_service.store.identity import ApiKey, RateLimitCounter, Tenant, User, Workspace
+from ci_service.store.intel import IntelEmbedding, IntelItem, create_intel_fts
 from ci_service.store.jobs import Job
 from ci_service.store.migrations import migration
+from ci_service.store.resources import Deal, Offering, Organization, Solution
+from ci_service.store.trees import KnowledgeTree, TreeNode
 
 
 @migration("0001_identity")
@@ -21,3 +25,14 @@ def create_jobs(db):
 @migration("0003_competitors")
 def create_competitors(db):
     db.create_tables([Competitor])
+
+
+@migration("0004_resources")
+def create_resources(db):
+    db.create_tables([Offering, Deal, Organization, Solution, GraphNode, GraphEdge])
+
+
+@migration("0005_intel")
+def create_intel(db):
+    db.create_tables([IntelItem, IntelEmbedding, KnowledgeTree, TreeNode])
+    create_intel_fts(db)

@@ -86,6 +86,9 @@ def create_app(settings: Settings | None = None, **overrides) -> Flask:
 
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    from ci_service.mcp.http import bp as mcp_blueprint
+
+    app.register_blueprint(mcp_blueprint)  # JSON-RPC, outside the REST OpenAPI document
     app.extensions["ci_api"] = api
 
     @app.get("/docs/assets/<path:filename>")

@@ -1,9 +1,25 @@
 """REST blueprints, one module per resource. Register new ones in BLUEPRINTS."""
 
 from ci_service.web.routes.api_keys import blp as api_keys_blp
+from ci_service.web.routes.competitors import blp as competitors_blp
+from ci_service.web.routes.deals import blp as deals_blp
 from ci_service.web.routes.health import blp as health_blp
+from ci_service.web.routes.jobs import blp as jobs_blp
+from ci_service.web.routes.knowledge_graph import blp as knowledge_graph_blp
+from ci_service.web.routes.offerings import blp as offerings_blp
+from ci_service.web.routes.organizations import blp as organizations_blp
+from ci_service.web.routes.products import blp as products_blp
+from ci_service.web.routes.solutions import blp as solutions_blp
 
 BLUEPRINTS = [
     health_blp,
     api_keys_blp,
+    jobs_blp,
+    products_blp,
+    offerings_blp,
+    competitors_blp,
+    deals_blp,
+    organizations_blp,
+    solutions_blp,
+    knowledge_graph_blp,
 ]

@@ -1,0 +1,350 @@
+"""Same-site crawl: breadth-first over a competitor's pages, with sitemap and feed discovery.
+
+"Same site" is the start page's host (after its redirects) with a leading ``www.`` ignored,
+on http or https, on the same non-default port. Links to other hosts are not followed.
+Pages are fetched through the caller's :class:`~ci_service.intel.fetch.Fetcher`, so the SSRF
+guard, limits, politeness delay and robots.txt all apply. Assets are skipped by extension
+and by content type; PDF and DOCX links on the site are collected as ``documents`` and feeds
+(``<link rel="alternate">`` or feed-looking links) as ``feeds``, for the pipeline to fetch.
+
+Sitemaps come from robots.txt ``Sitemap:`` lines, else ``/sitemap.xml``; sitemap indexes are
+followed up to ``MAX_SITEMAP_FILES`` files. XML is parsed by the standard library with DTDs
+refused (sitemaps never need one), which rules out entity-expansion tricks.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import zlib
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from urllib.parse import urljoin, urlsplit, urlunsplit
+from xml.etree import ElementTree
+
+from ci_service.intel.errors import BlockedUrl, FetchError, RobotsDisallowed
+from ci_service.intel.extract import Page, extract_html
+from ci_service.intel.fetch import REDIRECT_STATUSES, Fetcher, FetchResult
+
+MAX_SITEMAP_FILES = 10
+MAX_SITEMAP_BYTES = 20 * 1024 * 1024
+HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+DOCUMENT_TYPES = frozenset(
+    {
+        "application/pdf",
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
+    }
+)
+FEED_CONTENT_TYPES = frozenset({"application/rss+xml", "application/atom+xml"})
+DOCUMENT_EXTENSIONS = frozenset({".pdf", ".docx"})
+ASSET_EXTENSIONS = frozenset(
+    ".jpg .jpeg .png .gif .webp .svg .ico .bmp .tif .tiff .avif .css .js .mjs .map .json "
+    ".woff .woff2 .ttf .otf .eot .mp4 .webm .mov .avi .mkv .mp3 .wav .ogg .m4a .zip .gz .tgz "
+    ".bz2 .xz .rar .7z .tar .exe .dmg .pkg .msi .iso .apk .csv .xls .xlsx .ppt .pptx .doc "
+    ".odt .ods .odp .rtf .txt .xml .rss .atom .wasm".split()
+)
+FEED_PATH_ENDINGS = ("/feed", "/feed/", "/rss", "/rss/", "/atom", ".rss", ".atom")
+FEED_FILE_NAMES = frozenset({"rss.xml", "atom.xml", "feed.xml", "index.xml", "feed.rss"})
+PROBE_FEED_PATHS = ("/feed", "/rss.xml", "/atom.xml", "/feed.xml", "/blog/feed")
+_DEFAULT_PORTS = {"http": 80, "https": 443}
+_SITEMAP_ACCEPT = "application/xml,text/xml;q=0.9,*/*;q=0.5"
+
+ProgressCallback = Callable[[int, int, str], None]
+"""``progress(pages_done, max_pages, url)`` after each page is crawled."""
+
+
+@dataclass
+class CrawledPage:
+    url: str
+    depth: int
+    result: FetchResult
+    page: Page
+
+
+@dataclass
+class CrawlResult:
+    """Pages in crawl order; ``skipped``/``errors`` are (url, reason) pairs."""
+
+    start_url: str
+    pages: list[CrawledPage] = field(default_factory=list)
+    feeds: list[str] = field(default_factory=list)
+    documents: list[str] = field(default_factory=list)
+    sitemaps: list[str] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)
+    errors: list[tuple[str, str]] = field(default_factory=list)
+    cancelled: bool = False
+
+
+def normalize_url(url: str, base: str | None = None) -> str | None:
+    """Absolute http(s) URL with lower-case scheme/host, no default port, userinfo or fragment.
+
+    None for anything that is not an http(s) URL with a host.
+    """
+    try:
+        parts = urlsplit(urljoin(base, url.strip()) if base else url.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
+    if scheme not in _DEFAULT_PORTS or not host:
+        return None
+    netloc = f"[{host}]" if ":" in host else host
+    if port is not None and port != _DEFAULT_PORTS[scheme]:
+        netloc += f":{port}"
+    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+
+
+def site_key(url: str) -> str:
+    """``host[:port]`` with a leading ``www.`` dropped: the crawl's notion of one site."""
+    parts = urlsplit(url)
+    host = (parts.hostname or "").lower().removeprefix("www.")
+    port = parts.port
+    if port is not None and port != _DEFAULT_PORTS.get(parts.scheme.lower()):
+        return f"{host}:{port}"
+    return host
+
+
+def _dedupe_key(url: str) -> str:
+    parts = urlsplit(url)
+    return f"{site_key(url)}{parts.path}?{parts.query}"
+
+
+def _extension(url: str) -> str:
+    return posixpath.splitext(urlsplit(url).path.lower())[1]
+
+
+def looks_like_feed_url(url: str) -> bool:
+    path = urlsplit(url).path.lower()
+    return path.endswith(FEED_PATH_ENDINGS) or posixpath.basename(path) in FEED_FILE_NAMES
+
+
+def _add(items: list[str], url: str) -> None:
+    if url not in items:
+        items.append(url)
+
+
+# -- sitemaps -------------------------------------------------------------------------------
+
+
+def parse_sitemap(data: bytes) -> tuple[list[str], list[str]]:
+    """(page URLs, child sitemap URLs) of a sitemap or sitemap index; gzip and text accepted.
+
+    Unreadable input gives two empty lists. A document with a DTD is refused.
+    """
+    if data[:2] == b"\x1f\x8b":
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            data = inflater.decompress(data, MAX_SITEMAP_BYTES)
+        except zlib.error:
+            return [], []
+    data = data.removeprefix(b"\xef\xbb\xbf")
+    head = data[:4096].lower()
+    if b"<!doctype" in head or b"<!entity" in data.lower():
+        return [], []
+    if not data.lstrip().startswith(b"<"):
+        lines = data.decode("utf-8", "replace").split()
+        return [line for line in lines if line.startswith(("http://", "https://"))], []
+    try:
+        root = ElementTree.fromstring(data)
+    except ElementTree.ParseError:
+        return [], []
+    locs = [
+        (el.text or "").strip()
+        for el in root.iter()
+        if isinstance(el.tag, str) and el.tag.rsplit("}", 1)[-1] == "loc"
+    ]
+    locs = [loc for loc in locs if loc]
+    if root.tag.rsplit("}", 1)[-1] == "sitemapindex":
+        return [], locs
+    return locs, []
+
+
+def discover_sitemaps(fetcher: Fetcher, url: str) -> list[str]:
+    """Sitemap URLs for ``url``'s site: robots.txt ``Sitemap:`` lines, else ``/sitemap.xml``."""
+    origin = normalize_url("/", url) or url
+    listed: list[str] = []
+    if fetcher.policy.respect_robots:
+        try:
+            listed = [s for s in fetcher.robots(url).sitemaps if normalize_url(s)]
+        except FetchError:
+            listed = []
+    same_site = [s for s in listed if site_key(s) == site_key(url)]
+    return same_site or [urljoin(origin, "/sitemap.xml")]
+
+
+def read_sitemaps(
+    fetcher: Fetcher, sitemaps: list[str], *, max_urls: int = 1000
+) -> tuple[list[str], list[str]]:
+    """(page URLs, sitemap files read) following indexes; fetch failures are skipped."""
+    queue, seen, read, urls = deque(sitemaps), set(sitemaps), [], []
+    while queue and len(read) < MAX_SITEMAP_FILES and len(urls) < max_urls:
+        sitemap = queue.popleft()
+        try:
+            result = fetcher.get(
+                sitemap,
+                accept=_SITEMAP_ACCEPT,
+                max_bytes=min(fetcher.policy.max_bytes, MAX_SITEMAP_BYTES),
+            )
+        except FetchError:
+            continue
+        if not result.ok:
+            continue
+        read.append(result.url)
+        pages, children = parse_sitemap(result.content)
+        urls.extend(pages[: max_urls - len(urls)])
+        for child in children:
+            if child not in seen:
+                seen.add(child)
+                queue.append(child)
+    return urls, read
+
+
+# -- crawl ----------------------------------------------------------------------------------
+
+
+def _probe_feeds(fetcher: Fetcher, origin: str, found: list[str]) -> None:
+    for path in PROBE_FEED_PATHS:
+        url = urljoin(origin, path)
+        try:
+            result = fetcher.get(url, accept="application/rss+xml,application/atom+xml,*/*;q=0.5")
+        except FetchError:
+            continue
+        head = result.content[:2048].lower()
+        if result.ok and (b"<rss" in head or b"<feed" in head or b"<rdf:rdf" in head):
+            _add(found, result.url)
+
+
+class _Crawl:
+    """State of one crawl; :func:`crawl_site` is the interface."""
+
+    def __init__(self, fetcher: Fetcher, start: str, max_depth: int, max_sitemap_urls: int):
+        self.fetcher = fetcher
+        self.result = CrawlResult(start_url=start)
+        self.queue: deque[tuple[str, int]] = deque([(start, 0)])
+        self.seen = {_dedupe_key(start)}
+        self.site = site_key(start)
+        self.max_depth = max_depth
+        self.max_sitemap_urls = max_sitemap_urls
+
+    def enqueue(self, url: str, depth: int) -> None:
+        target = normalize_url(url)
+        if target is None or site_key(target) != self.site:
+            return
+        extension = _extension(target)
+        if extension in DOCUMENT_EXTENSIONS:
+            _add(self.result.documents, target)
+        elif looks_like_feed_url(target):
+            _add(self.result.feeds, target)
+        elif extension in ASSET_EXTENSIONS or depth > self.max_depth:
+            return
+        elif _dedupe_key(target) not in self.seen:
+            self.seen.add(_dedupe_key(target))
+            self.queue.append((target, depth))
+
+    def visit(self, url: str, depth: int) -> CrawledPage | None:
+        crawl = self.result
+        stay = None if depth == 0 else (lambda target: site_key(target) == self.site)
+        try:
+            result = self.fetcher.get(url, follow=stay)
+        except RobotsDisallowed:
+            crawl.skipped.append((url, "disallowed by robots.txt"))
+            return None
+        except BlockedUrl as exc:
+            if depth == 0:
+                raise
+            crawl.errors.append((url, exc.message))
+            return None
+        except FetchError as exc:
+            crawl.errors.append((url, exc.message))
+            return None
+        final = normalize_url(result.url) or result.url
+        if result.status in REDIRECT_STATUSES and "location" in result.headers:
+            target = urljoin(result.url, result.headers["location"])
+            crawl.skipped.append((url, f"redirected off-site to {target}"))
+            return None
+        if depth == 0:
+            self.site = site_key(final)  # follow a start redirect to www./https or a new domain
+        self.seen.add(_dedupe_key(final))
+        if not result.ok:
+            crawl.errors.append((url, f"HTTP {result.status}"))
+        elif result.content_type in DOCUMENT_TYPES:
+            _add(crawl.documents, final)
+        elif result.content_type in FEED_CONTENT_TYPES:
+            _add(crawl.feeds, final)
+        elif result.content_type and result.content_type not in HTML_TYPES:
+            crawl.skipped.append((url, f"content type {result.content_type}"))
+        else:
+            page = extract_html(result.content, final)
+            for feed in page.feeds:
+                _add(crawl.feeds, feed)
+            for link in page.links:
+                self.enqueue(link.url, depth + 1)
+            return CrawledPage(final, depth, result, page)
+        return None
+
+    def read_sitemaps(self) -> None:
+        origin = normalize_url("/", self.result.start_url) or self.result.start_url
+        for page in self.result.pages[:1]:
+            origin = page.url
+        urls, self.result.sitemaps = read_sitemaps(
+            self.fetcher, discover_sitemaps(self.fetcher, origin), max_urls=self.max_sitemap_urls
+        )
+        for url in urls:
+            self.enqueue(url, 1)
+
+
+def crawl_site(
+    fetcher: Fetcher,
+    start_url: str,
+    *,
+    max_pages: int = 50,
+    max_depth: int = 5,
+    use_sitemaps: bool = True,
+    probe_feeds: bool = False,
+    max_sitemap_urls: int = 1000,
+    progress: ProgressCallback | None = None,
+    should_cancel: Callable[[], bool] | None = None,
+) -> CrawlResult:
+    """Crawl ``start_url``'s site breadth-first, up to ``max_pages`` HTML pages.
+
+    Order: the start page, the links it has, then the sitemap's URLs, then deeper links.
+    Raises :class:`BlockedUrl` when the start page itself is refused by the SSRF guard (the
+    job should fail with that message); every other failure is recorded in ``errors`` or
+    ``skipped`` and the crawl goes on. ``should_cancel`` is checked before each fetch; a
+    cancelled crawl returns what it has with ``cancelled=True``.
+    """
+    start = normalize_url(start_url)
+    if start is None:
+        raise BlockedUrl("not an http(s) URL with a host", start_url)
+    state = _Crawl(fetcher, start, max_depth, max_sitemap_urls)
+    crawl = state.result
+    sitemaps_pending = use_sitemaps
+    while state.queue and len(crawl.pages) < max_pages:
+        if should_cancel is not None and should_cancel():
+            crawl.cancelled = True
+            break
+        url, depth = state.queue.popleft()
+        visited = state.visit(url, depth)
+        if visited is not None:
+            crawl.pages.append(visited)
+            if progress is not None:
+                progress(len(crawl.pages), max_pages, visited.url)
+        if sitemaps_pending:
+            sitemaps_pending = False
+            state.read_sitemaps()
+    if probe_feeds and not crawl.cancelled:
+        _probe_feeds(fetcher, normalize_url("/", start) or start, crawl.feeds)
+    return crawl
+
+
+__all__ = [
+    "CrawlResult",
+    "CrawledPage",
+    "crawl_site",
+    "discover_sitemaps",
+    "looks_like_feed_url",
+    "normalize_url",
+    "parse_sitemap",
+    "read_sitemaps",
+    "site_key",
+]

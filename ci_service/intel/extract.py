@@ -1,0 +1,344 @@
+"""Turn fetched bytes into text: HTML pages, PDF, DOCX and RSS/Atom feeds.
+
+Heavy libraries (lxml, trafilatura, pypdf, python-docx, feedparser) are imported inside the
+functions, so importing this module costs only the standard library.
+
+Contract: :func:`extract_html` never raises on bad markup (it returns what it could read);
+:func:`extract_pdf`, :func:`extract_docx` and :func:`parse_feed` raise
+:class:`~ci_service.intel.errors.ExtractionError` for input they cannot read, and nothing else.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urldefrag, urljoin
+
+from ci_service.intel.errors import ExtractionError
+from ci_service.intel.feeds import FeedEntry, parse_feed
+from ci_service.intel.jsonld import parse_json_ld
+
+MAX_HTML_CHARS = 5_000_000
+MAX_PDF_PAGES = 500
+MAX_DOCX_UNCOMPRESSED = 100 * 1024 * 1024
+FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml", "application/feed+json"})
+_SKIP_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "sms:", "ftp:")
+_SPACE = re.compile(r"[ \t\r\f\v\u00a0]+")
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_BLOCKS = frozenset(
+    "p div li td th dd dt blockquote pre section article main header footer tr ul ol table".split()
+)
+
+
+@dataclass
+class Section:
+    """A heading and the text under it, up to the next heading. ``level`` 0 = before any."""
+
+    heading: str
+    level: int
+    text: str
+
+
+@dataclass
+class Link:
+    url: str
+    text: str
+
+
+@dataclass
+class Page:
+    """What one HTML page says. ``text`` is the main content (boilerplate removed)."""
+
+    url: str
+    title: str = ""
+    description: str = ""
+    text: str = ""
+    language: str | None = None
+    links: list[Link] = field(default_factory=list)
+    feeds: list[str] = field(default_factory=list)
+    json_ld: list[dict[str, Any]] = field(default_factory=list)
+    sections: list[Section] = field(default_factory=list)
+
+
+@dataclass
+class Document:
+    """Text of a PDF or DOCX. PDF sections are pages; DOCX sections follow heading styles."""
+
+    title: str
+    text: str
+    sections: list[Section]
+    pages: int | None = None
+
+
+def _clean(text: str | None) -> str:
+    """Collapse runs of spaces in each line and drop blank lines."""
+    if not text:
+        return ""
+    lines = (_SPACE.sub(" ", line).strip() for line in text.splitlines())
+    return "\n".join(line for line in lines if line)
+
+
+def _one_line(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+# -- HTML -----------------------------------------------------------------------------------
+
+
+def _parse_html(html: str | bytes) -> Any:
+    import lxml.html
+
+    if isinstance(html, str):
+        # lxml refuses str input that carries an XML encoding declaration; bytes are fine.
+        data, parser = html.encode("utf-8", "replace"), lxml.html.HTMLParser(encoding="utf-8")
+    else:
+        data, parser = html, lxml.html.HTMLParser()
+    try:
+        return lxml.html.document_fromstring(data, parser=parser)
+    except Exception:  # empty or unparseable input: no tree, an empty Page
+        return None
+
+
+def _meta(doc: Any, *names: str) -> str:
+    for name in names:
+        for attr in ("name", "property"):
+            for value in doc.xpath(f"//meta[@{attr}=$n]/@content", n=name):
+                if value.strip():
+                    return _one_line(value)
+    return ""
+
+
+def _links(doc: Any, base: str) -> tuple[list[Link], list[str]]:
+    links: dict[str, Link] = {}
+    for anchor in doc.iter("a"):
+        href = (anchor.get("href") or "").strip()
+        if not href or href.startswith("#") or href.lower().startswith(_SKIP_SCHEMES):
+            continue
+        url = urldefrag(urljoin(base, href))[0]
+        if url.startswith(("http://", "https://")) and url not in links:
+            links[url] = Link(url, _one_line(anchor.text_content()))
+    feeds: list[str] = []
+    for link in doc.iter("link"):
+        rel = (link.get("rel") or "").lower().split()
+        kind = (link.get("type") or "").split(";")[0].strip().lower()
+        href = (link.get("href") or "").strip()
+        if "alternate" in rel and kind in FEED_TYPES and href:
+            url = urldefrag(urljoin(base, href))[0]
+            if url not in feeds:
+                feeds.append(url)
+    return list(links.values()), feeds
+
+
+def _block_text(element: Any) -> str:
+    if element.tag == "list":
+        return "\n".join(_one_line(" ".join(item.itertext())) for item in element.iter("item"))
+    if element.tag == "table":
+        rows = (
+            " | ".join(_one_line(" ".join(c.itertext())) for c in r) for r in element.iter("row")
+        )
+        return "\n".join(row for row in rows if row.strip(" |"))
+    return _one_line(" ".join(element.itertext()))
+
+
+def _sections_from_trafilatura(xml: str, title: str) -> list[Section]:
+    from lxml import etree
+
+    root = etree.fromstring(xml.encode("utf-8"), etree.XMLParser(resolve_entities=False))
+    main = root.find("main")
+    sections = [Section(title, 0, "")]
+    body: list[list[str]] = [[]]
+    for element in main if main is not None else []:
+        if element.tag == "head":
+            level = _HEADINGS.get(element.get("rend", ""), 2)
+            sections.append(Section(_one_line(" ".join(element.itertext())), level, ""))
+            body.append([])
+        elif text := _block_text(element):
+            body[-1].append(text)
+    for section, parts in zip(sections, body, strict=True):
+        section.text = "\n".join(parts)
+    return [s for s in sections if s.text or s.level]
+
+
+def _sections_from_tree(doc: Any, title: str) -> list[Section]:
+    """Fallback when trafilatura finds no main content: all visible text, split at headings."""
+    from lxml import etree
+
+    body = doc.find("body")
+    root = body if body is not None else doc
+    etree.strip_elements(
+        root, "head", "script", "style", "noscript", "template", "svg", with_tail=False
+    )
+    sections = [Section(title, 0, "")]
+    parts: list[list[str]] = [[]]
+    heading_el, block_el = None, None
+    for node in root.xpath(".//text()"):
+        owner = node.getparent() if node.is_text else node.getparent().getparent()
+        if owner is None or not isinstance(owner.tag, str):
+            continue
+        heading = next((el for el in owner.iterancestors() if el.tag in _HEADINGS), None)
+        heading = owner if owner.tag in _HEADINGS else heading
+        if heading is not None:
+            if heading is not heading_el:
+                heading_el = heading
+                sections.append(
+                    Section(_one_line(heading.text_content()), _HEADINGS[heading.tag], "")
+                )
+                parts.append([])
+            continue
+        block = (
+            owner
+            if owner.tag in _BLOCKS
+            else next((el for el in owner.iterancestors() if el.tag in _BLOCKS), root)
+        )
+        if block is not block_el and parts[-1]:
+            parts[-1].append("\n")
+        block_el = block
+        parts[-1].append(str(node))
+    for section, chunks in zip(sections, parts, strict=True):
+        section.text = _clean(" ".join(chunks))
+    return [s for s in sections if s.text or s.level]
+
+
+def extract_html(html: str | bytes, url: str) -> Page:
+    """Title, description, main text, sections, links, feeds and JSON-LD of a page.
+
+    Never raises on bad markup: an unreadable page gives a :class:`Page` with empty fields.
+    """
+    html = html[:MAX_HTML_CHARS]
+    page = Page(url=url)
+    doc = _parse_html(html)
+    if doc is None:
+        return page
+    page.title = _one_line(doc.findtext(".//title")) or _meta(doc, "og:title")
+    page.description = _meta(doc, "description", "og:description", "twitter:description")
+    page.language = (doc.get("lang") or "").strip() or None
+    base_href = next(iter(doc.xpath("//base/@href")), "")
+    base = urljoin(url, base_href.strip()) if base_href else url
+    page.links, page.feeds = _links(doc, base)
+    page.json_ld = parse_json_ld(
+        script.text_content()
+        for script in doc.iter("script")
+        if (script.get("type") or "").split(";")[0].strip().lower() == "application/ld+json"
+    )
+    if not page.title:
+        page.title = next((_one_line(h.text_content()) for h in doc.iter("h1")), "")
+    try:
+        import trafilatura
+
+        xml = trafilatura.extract(
+            html,
+            url=url,
+            output_format="xml",
+            include_formatting=True,
+            include_tables=True,
+            include_comments=False,
+            favor_recall=True,
+        )
+        sections = _sections_from_trafilatura(xml, page.title) if xml else []
+    except Exception:  # trafilatura is heuristic; a failure there must not lose the page
+        sections = []
+    if not sections:
+        sections = _sections_from_tree(doc, page.title)
+    page.sections = sections
+    page.text = "\n\n".join(
+        "\n".join(part for part in (s.heading if s.level else "", s.text) if part) for s in sections
+    ).strip()
+    return page
+
+
+# -- PDF and DOCX ---------------------------------------------------------------------------
+
+
+def extract_pdf(data: bytes, *, max_pages: int = MAX_PDF_PAGES) -> Document:
+    """Text per page (one :class:`Section` each). Raises ExtractionError for a broken PDF."""
+    if b"%PDF-" not in data[:1024]:
+        raise ExtractionError("not a PDF: no %PDF- header")
+    try:
+        from pypdf import PdfReader
+
+        reader = PdfReader(io.BytesIO(data))
+        if reader.is_encrypted and not reader.decrypt(""):
+            raise ExtractionError("the PDF is encrypted")
+        count = len(reader.pages)
+        sections = []
+        for number, pdf_page in enumerate(reader.pages[:max_pages], start=1):
+            sections.append(Section(f"Page {number}", 1, _clean(pdf_page.extract_text())))
+        title = _one_line(reader.metadata.title if reader.metadata else None)
+    except ExtractionError:
+        raise
+    except Exception as exc:
+        raise ExtractionError(f"unreadable PDF: {type(exc).__name__}: {exc}") from exc
+    if count == 0:
+        raise ExtractionError("the PDF has no pages")
+    text = "\n\n".join(s.text for s in sections if s.text)
+    if not title:
+        title = next((line for line in text.splitlines() if line.strip()), "")[:200]
+    return Document(title=title, text=text, sections=sections, pages=count)
+
+
+def _docx_heading_level(paragraph: Any) -> int | None:
+    try:
+        name = (paragraph.style.name or "") if paragraph.style is not None else ""
+    except Exception:  # a missing or odd style definition: treat as body text
+        return None
+    if name == "Title":
+        return 1
+    match = re.fullmatch(r"Heading (\d)", name)
+    return int(match.group(1)) if match else None
+
+
+def extract_docx(data: bytes, *, max_uncompressed: int = MAX_DOCX_UNCOMPRESSED) -> Document:
+    """Paragraphs and tables in order; "Title"/"Heading N" styles start sections."""
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            size = sum(info.file_size for info in archive.infolist())
+    except (zipfile.BadZipFile, ValueError, OSError) as exc:
+        raise ExtractionError(f"not a DOCX file: {exc}") from exc
+    if size > max_uncompressed:
+        raise ExtractionError(f"DOCX unpacks to {size} bytes, over the {max_uncompressed} limit")
+    try:
+        import docx
+        from docx.table import Table
+
+        document = docx.Document(io.BytesIO(data))
+        title = _one_line(document.core_properties.title)
+        sections = [Section(title, 0, "")]
+        parts: list[list[str]] = [[]]
+        for block in document.iter_inner_content():
+            if isinstance(block, Table):
+                rows = (" | ".join(_one_line(c.text) for c in row.cells) for row in block.rows)
+                parts[-1].extend(row for row in rows if row.strip(" |"))
+                continue
+            text = _one_line(block.text)
+            level = _docx_heading_level(block)
+            if level is not None and text:
+                title = title or text
+                sections.append(Section(text, level, ""))
+                parts.append([])
+            elif text:
+                parts[-1].append(text)
+    except Exception as exc:
+        raise ExtractionError(f"unreadable DOCX: {type(exc).__name__}: {exc}") from exc
+    for section, chunks in zip(sections, parts, strict=True):
+        section.text = "\n".join(chunks)
+    sections = [s for s in sections if s.text or s.level]
+    text = "\n\n".join(
+        "\n".join(part for part in (s.heading if s.level else "", s.text) if part) for s in sections
+    )
+    return Document(title=title, text=text, sections=sections)
+
+
+__all__ = [
+    "Document",
+    "FeedEntry",
+    "Link",
+    "Page",
+    "Section",
+    "extract_docx",
+    "extract_html",
+    "extract_pdf",
+    "parse_feed",
+]

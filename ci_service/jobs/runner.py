@@ -1,0 +1,219 @@
+"""The job runner: a small pool of worker threads fed from the ``job`` table.
+
+Each worker loops on ``run_once()``: claim the oldest queued job (one IMMEDIATE
+transaction), run its steps in order, record the outcome. ``run_once(now=None)`` is also
+what tests call by hand with ``job_workers=0`` (no threads at all).
+
+- Workers wake at once when a job is enqueued in this process (a queue listener sets an
+  event); jobs enqueued by another process (the CLI, say) are found by a slow poll, with an
+  idle back-off from ``MIN_IDLE`` to ``poll_interval`` seconds.
+- One bad job never kills the loop: anything a job raises is caught, logged and recorded
+  as that job's failure.
+- ``stop(timeout)`` is idempotent: it asks the workers to stop, and a job still running
+  stops at its next step boundary (or ``ctx.check_cancelled()``) as failed/Interrupted.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import socket
+import threading
+import time
+from collections.abc import Callable
+from datetime import datetime
+
+from ci_service.errors import ServiceError
+from ci_service.jobs import lifecycle, queue
+from ci_service.jobs.registry import REGISTRY
+from ci_service.jobs.types import JobCancelled, JobContext, ServiceStopping, StepError
+from ci_service.store import jobs as store
+from ci_service.store.db import connection
+from ci_service.store.jobs import INTERRUPTED_STEP, Job
+from ci_service.timeutil import utcnow
+
+log = logging.getLogger("ci_service.jobs")
+
+FAILED_STEP = "Failed"
+STOPPED_ERROR = "The service was stopped while this job was running; start it again"
+
+
+def _message(step_name: str, exc: BaseException) -> str:
+    if isinstance(exc, StepError | ServiceError):
+        text = str(exc) or "failed"
+        return f"{step_name}: {text}" if step_name else text
+    return f"{step_name}: unexpected error ({type(exc).__name__}); see the service log"
+
+
+def execute(
+    job: Job,
+    *,
+    stopping: Callable[[], bool] = lambda: False,
+    clock: Callable[[], datetime] = utcnow,
+) -> str:
+    """Run a claimed job's steps; return its outcome: completed, failed or cancelled."""
+    steps = [dict(s) for s in job.steps or []]
+    job_type = REGISTRY.get(job.type)
+    if job_type is None:
+        lifecycle.fail(
+            job, f"Unknown job type '{job.type}'", steps, clock(), current_step=FAILED_STEP
+        )
+        return "failed"
+    ctx = JobContext(job, stopping=stopping, clock=clock)
+    step_name = ""
+    try:
+        lifecycle.start(job, clock())
+        for index, step in enumerate(steps):
+            ctx.step_index = index
+            step_name = step.get("name", step.get("id", ""))
+            ctx.check_cancelled()
+            step["status"] = "running"
+            if not store.update_running(
+                job.id,
+                steps=steps,
+                current_step=step_name,
+                progress_message=None,
+                progress=ctx.overall_progress(0),
+            ):
+                raise JobCancelled()
+            lifecycle.before_step(job)
+            handler = job_type.handlers.get(step.get("id"))
+            if handler is not None:
+                handler(ctx)
+            step["status"] = "completed"
+            if index < len(steps) - 1:
+                if not store.update_running(job.id, steps=steps, progress=ctx.overall_progress(1)):
+                    raise JobCancelled()
+        step_name = ""
+        if not lifecycle.complete(job, steps, clock()):
+            return "cancelled"
+        return "completed"
+    except JobCancelled:
+        log.info("job %s (%s) stopped: cancelled", job.id, job.type)
+        return "cancelled"
+    except ServiceStopping:
+        _mark_running_failed(steps)
+        lifecycle.fail(job, STOPPED_ERROR, steps, clock(), current_step=INTERRUPTED_STEP)
+        return "failed"
+    except Exception as exc:
+        if not isinstance(exc, StepError | ServiceError):
+            log.exception("job %s (%s) failed in step %r", job.id, job.type, step_name)
+        _mark_running_failed(steps)
+        # Outside a step (start or completion hooks): say Failed rather than a stale name.
+        where = None if step_name else FAILED_STEP
+        lifecycle.fail(job, _message(step_name, exc), steps, clock(), current_step=where)
+        return "failed"
+
+
+def _mark_running_failed(steps: list[dict]) -> None:
+    for step in steps:
+        if step.get("status") == "running":
+            step["status"] = "failed"
+
+
+class JobRunner:
+    """``workers`` threads each looping ``run_once()``; 0 workers: step it by hand."""
+
+    MIN_IDLE = 0.05
+
+    def __init__(
+        self,
+        workers: int = 0,
+        *,
+        poll_interval: float = 2.0,
+        clock: Callable[[], datetime] = utcnow,
+    ):
+        self.workers = workers
+        self.poll_interval = poll_interval
+        self.clock = clock
+        self.identity = f"{socket.gethostname()}:{os.getpid()}"
+        self._wake = threading.Event()
+        self._stopping = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._lock = threading.Lock()
+
+    # -- one step, usable without threads
+    def run_once(self, now: datetime | None = None) -> str | None:
+        """Claim and run the oldest queued job; return its id, or None if none was queued."""
+        worker = f"{self.identity}:{threading.current_thread().name}"
+        with connection():
+            try:
+                job = store.claim(worker, now or self.clock())
+            except Exception:
+                log.exception("could not claim a job")
+                return None
+            if job is None:
+                return None
+            try:
+                outcome = execute(job, stopping=self._stopping.is_set, clock=self.clock)
+                log.info("job %s (%s) %s", job.id, job.type, outcome)
+            except Exception:
+                # The engine itself failed (e.g. the database went away mid-write).
+                log.exception("job %s (%s): engine error", job.id, job.type)
+                try:
+                    lifecycle.fail(job, "Internal error while running the job", job.steps, utcnow())
+                except Exception:
+                    log.exception("job %s: could not record the failure", job.id)
+            return job.id
+
+    def run_until_idle(self, max_jobs: int = 1000) -> int:
+        """Run queued jobs until none is left (tests); returns how many ran."""
+        count = 0
+        while count < max_jobs and self.run_once() is not None:
+            count += 1
+        return count
+
+    # -- the thread pool
+    @property
+    def running(self) -> bool:
+        return any(t.is_alive() for t in self._threads)
+
+    def nudge(self) -> None:
+        """Wake idle workers now (a job was enqueued)."""
+        self._wake.set()
+
+    def start(self) -> None:
+        with self._lock:
+            if self._threads or self.workers <= 0:
+                return
+            self._stopping.clear()
+            queue.add_listener(self.nudge)
+            for number in range(self.workers):
+                thread = threading.Thread(
+                    target=self._loop, name=f"ci-job-worker-{number + 1}", daemon=True
+                )
+                self._threads.append(thread)
+                thread.start()
+
+    def _loop(self) -> None:
+        idle = self.MIN_IDLE
+        while not self._stopping.is_set():
+            # Cleared before looking, so a nudge that arrives meanwhile is not lost.
+            self._wake.clear()
+            try:
+                ran = self.run_once()
+            except Exception:  # pragma: no cover - run_once already catches everything
+                log.exception("job worker error")
+                ran = None
+            if ran is not None:
+                idle = self.MIN_IDLE
+                continue
+            if self._wake.wait(idle):
+                idle = self.MIN_IDLE
+            else:
+                idle = min(idle * 2, self.poll_interval)
+
+    def stop(self, timeout: float = 10.0) -> bool:
+        """Stop the workers within ``timeout`` seconds; True if all of them ended. Idempotent."""
+        with self._lock:
+            queue.remove_listener(self.nudge)
+            self._stopping.set()
+            self._wake.set()
+            deadline = time.monotonic() + max(timeout, 0)
+            for thread in self._threads:
+                thread.join(max(deadline - time.monotonic(), 0))
+            alive = [t for t in self._threads if t.is_alive()]
+            if alive:
+                log.warning("%d job worker(s) still busy at shutdown", len(alive))
+            self._threads = alive
+            return not alive

@@ -1,0 +1,257 @@
+"""Competitors: create (plan limit, analysis job), read, update, delete.
+
+The plan limit is counted and the row inserted inside one IMMEDIATE transaction, so
+parallel creates are serialized and can never overshoot it. Creating a competitor queues
+its ``collect`` job in the same transaction.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import marshmallow as ma
+from marshmallow.validate import Range
+
+from ci_service.errors import NotFound, UpgradeRequired
+from ci_service.jobs.queue import enqueue
+from ci_service.services import cleanup, graph_sync
+from ci_service.services.fields import (
+    ITEM_ID,
+    MAX_ITEMS,
+    NAME,
+    Bool,
+    Enum,
+    InputSchema,
+    Int,
+    Items,
+    JsonObject,
+    Links,
+    Profile,
+    Strings,
+    Url,
+    fail,
+    load,
+    normalize_items,
+    unique,
+)
+from ci_service.services.offerings import delete_competitor_offerings
+from ci_service.services.products import missing_products
+from ci_service.store.competitors import TIERS, Competitor
+from ci_service.store.db import transaction
+from ci_service.store.identity import PLANS
+from ci_service.store.jobs import Job
+from ci_service.store.resources import Deal
+from ci_service.timeutil import iso, utcnow
+
+
+class CompetitorCreateSchema(InputSchema):
+    name = ma.fields.String(required=True, validate=NAME)
+    websiteUrl = Url(required=True)
+    isFirstRun = Bool(
+        load_default=False, metadata={"description": "true triggers the full pipeline"}
+    )
+    relevantProductIds = Strings(ITEM_ID, metadata={"description": "products it competes with"})
+
+
+class CompetitorUpdateSchema(InputSchema):
+    name = ma.fields.String(validate=NAME)
+    websiteUrl = Url()
+    tags = Strings(NAME)
+    priority = Int(validate=Range(1, 1000))
+    tier = Enum(tuple(TIERS), metadata={"description": "also sets refreshRate (7/30/90 days)"})
+    products = ma.fields.List(JsonObject(), validate=MAX_ITEMS)
+    categories = Items()
+    relevantProductIds = Strings(ITEM_ID)
+    companyProfile = Profile()
+    companyStrengths = Strings()
+    companyWeaknesses = Strings()
+    referenceLinks = Links()
+    keyMessaging = Strings()
+
+
+def _check_products(workspace_id: str, ids: list[str]) -> list[str]:
+    ids = unique(ids)
+    missing = missing_products(workspace_id, ids)
+    if missing:
+        raise fail({"relevantProductIds": [f"unknown product ids: {', '.join(missing)}"]})
+    return ids
+
+
+def _next_plan(plan: str) -> str:
+    index = PLANS.index(plan) if plan in PLANS else 0
+    return PLANS[min(index + 1, len(PLANS) - 1)]
+
+
+def create_competitor(
+    workspace_id: str,
+    data: dict[str, Any],
+    *,
+    plan: str = "ENTERPRISE",
+    limit: int | None = None,
+) -> tuple[Competitor, Job]:
+    """Create a PENDING competitor and queue its analysis; ``limit`` None = unlimited."""
+    values = load(CompetitorCreateSchema, data)
+    first_run = values.get("isFirstRun", False)
+    with transaction():
+        product_ids = _check_products(workspace_id, values.get("relevantProductIds", []))
+        if limit is not None:
+            count = Competitor.select().where(Competitor.workspace == workspace_id).count()
+            if count >= limit:
+                raise UpgradeRequired(
+                    f"The {plan} plan allows {limit} competitors; upgrade to add more",
+                    requiredPlan=_next_plan(plan),
+                    currentPlan=plan,
+                    limit=limit,
+                    currentCount=count,
+                )
+        row = Competitor.create(
+            workspace=workspace_id,
+            name=values["name"],
+            website_url=values["websiteUrl"],
+            relevant_product_ids=product_ids,
+        )
+        job = enqueue(
+            workspace_id,
+            "collect",
+            competitor_id=row.id,
+            metadata={
+                "competitorName": row.name,
+                "isFirstRun": first_run,
+                "productIds": product_ids,
+            },
+            payload={"isFirstRun": first_run},
+        )
+        graph_sync.sync_competitor(row)
+    return row, job
+
+
+def get_competitor(workspace_id: str, competitor_id: str) -> Competitor:
+    row = (
+        Competitor.select()
+        .where(Competitor.id == competitor_id, Competitor.workspace == workspace_id)
+        .first()
+    )
+    if row is None:
+        raise NotFound.of("Competitor")
+    return row
+
+
+def list_competitors(
+    workspace_id: str,
+    product_id: str | None = None,
+    *,
+    limit: int | None = None,
+    offset: int | None = None,
+) -> list[Competitor]:
+    """The workspace's competitors; ``product_id``: only those competing with it."""
+    query = Competitor.select().where(Competitor.workspace == workspace_id)
+    rows = list(query.order_by(Competitor.created_at, Competitor.id))
+    if product_id is not None:
+        rows = [r for r in rows if product_id in (r.relevant_product_ids or [])]
+    start = offset or 0
+    return rows[start : start + (1000 if limit is None else min(limit, 1000))]
+
+
+_PLAIN = {
+    "name": "name",
+    "websiteUrl": "website_url",
+    "tags": "tags",
+    "priority": "priority",
+    "products": "products",
+    "companyStrengths": "company_strengths",
+    "companyWeaknesses": "company_weaknesses",
+    "referenceLinks": "reference_links",
+    "keyMessaging": "key_messaging",
+}
+
+
+def update_competitor(workspace_id: str, competitor_id: str, data: dict[str, Any]) -> Competitor:
+    values = load(CompetitorUpdateSchema, data)
+    with transaction():
+        row = get_competitor(workspace_id, competitor_id)
+        for key, attr in _PLAIN.items():
+            if key in values:
+                setattr(row, attr, values[key])
+        if "tier" in values:
+            row.tier = values["tier"]
+            row.refresh_rate = TIERS[values["tier"]]
+        if "categories" in values:
+            row.categories = normalize_items("categories", values["categories"])
+        if "relevantProductIds" in values:
+            row.relevant_product_ids = _check_products(workspace_id, values["relevantProductIds"])
+        if "companyProfile" in values:
+            row.company_profile = {**(row.company_profile or {}), **values["companyProfile"]}
+        row.updated_at = utcnow()
+        row.save()
+        graph_sync.sync_competitor(row)
+    return row
+
+
+def delete_competitor(workspace_id: str, competitor_id: str) -> None:
+    """Delete with its offerings and graph nodes; deals keep their record, detached.
+
+    Job rows are left alone: the job engine fails a job whose competitor vanished.
+    """
+    with transaction():
+        row = get_competitor(workspace_id, competitor_id)
+        cleanup.run("competitor", workspace_id, row.id)
+        delete_competitor_offerings(workspace_id, row.id)
+        Deal.update(competitor=None, updated_at=utcnow()).where(
+            Deal.workspace == workspace_id, Deal.competitor == row.id
+        ).execute()
+        graph_sync.remove_competitor(workspace_id, row.id)
+        row.delete_instance()
+
+
+def current_job(workspace_id: str, competitor_id: str) -> Job | None:
+    """The competitor's newest running job, if any."""
+    return (
+        Job.select()
+        .where(
+            Job.workspace == workspace_id,
+            Job.competitor_id == competitor_id,
+            Job.status == "running",
+        )
+        .order_by(Job.created_at.desc(), Job.id.desc())
+        .first()
+    )
+
+
+def job_summary(job: Job | None) -> dict[str, Any] | None:
+    if job is None:
+        return None
+    return {
+        "id": job.id,
+        "status": job.status,
+        "progress": job.progress,
+        "currentStep": job.current_step,
+    }
+
+
+def competitor_to_dict(row: Competitor) -> dict[str, Any]:
+    data = {
+        "id": row.id,
+        "workspaceId": row.workspace_id,
+        "name": row.name,
+        "websiteUrl": row.website_url,
+        "status": row.status,
+        "tags": row.tags,
+        "priority": row.priority,
+        "tier": row.tier,
+        "refreshRate": row.refresh_rate,
+        "products": row.products,
+        "categories": row.categories,
+        "relevantProductIds": row.relevant_product_ids,
+        "companyProfile": row.company_profile,
+        "companyStrengths": row.company_strengths,
+        "companyWeaknesses": row.company_weaknesses,
+        "referenceLinks": row.reference_links,
+        "keyMessaging": row.key_messaging,
+        "createdAt": iso(row.created_at),
+    }
+    # Absent (not null) until they happen, as the spec describes a new competitor.
+    if row.last_refresh_at is not None:
+        data["lastRefreshAt"] = iso(row.last_refresh_at)
+    if row.last_battlecard_at is not None:
+        data["lastBattlecardAt"] = iso(row.last_battlecard_at)
+    return data

@@ -1,0 +1,53 @@
+"""/api/knowledge-graph: the workspace graph as visualization elements."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+
+from ci_service.services import graph
+from ci_service.services.auth import READ
+from ci_service.web.api import Blueprint
+from ci_service.web.auth import principal, requires
+
+blp = Blueprint(
+    "knowledge-graph", __name__, url_prefix="/api/knowledge-graph", description="Knowledge graph"
+)
+
+
+class NodeDataSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    name = ma.fields.String(required=True)
+    label = ma.fields.String(required=True, metadata={"enum": list(graph.NODE_LABELS)})
+    color = ma.fields.String(required=True, metadata={"description": "fixed per label"})
+
+
+class EdgeDataSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    source = ma.fields.String(required=True)
+    target = ma.fields.String(required=True)
+    label = ma.fields.String(required=True)
+
+
+class NodeElementSchema(ma.Schema):
+    data = ma.fields.Nested(NodeDataSchema, required=True)
+
+
+class EdgeElementSchema(ma.Schema):
+    data = ma.fields.Nested(EdgeDataSchema, required=True)
+
+
+class ElementsSchema(ma.Schema):
+    nodes = ma.fields.List(ma.fields.Nested(NodeElementSchema), required=True)
+    edges = ma.fields.List(ma.fields.Nested(EdgeElementSchema), required=True)
+
+
+class GraphSchema(ma.Schema):
+    elements = ma.fields.Nested(ElementsSchema, required=True)
+
+
+@blp.route("", methods=["GET"])
+@blp.alt_response(200, schema=GraphSchema, success=True)
+@blp.errors(401, 403, 429)
+@requires(READ)
+def get_knowledge_graph():
+    return graph.graph_elements(principal().workspace_id)
