@@ -467,6 +467,42 @@ def tools_list(as_json):
         click.echo(f"    {item['description']}")
 
 
+@cli.command("reindex")
+@click.option("--workspace", default=None, help="Workspace name or id (default: all).")
+@click.option("--all", "force", is_flag=True, help="Re-embed everything, not only stale rows.")
+@click.option("--rebuild-fts", is_flag=True, help="Also rebuild the intel full-text index.")
+@json_option
+@click.pass_obj
+@service_errors
+def reindex(state, workspace, force, rebuild_fts, as_json):
+    """Re-embed intel items and knowledge-tree nodes with the current embedding provider.
+
+    Only rows embedded by another model (or not at all) unless --all.
+
+    Example: CI_SERVICE_EMBEDDINGS=minilm ci-service reindex --workspace acme
+    """
+    from ci_service.services import intel_search
+    from ci_service.services.intel import rebuild_intel_fts
+    from ci_service.services.workspaces import find_workspace
+    from ci_service.store.db import connection
+
+    state.open()
+    with connection():
+        workspace_id = find_workspace(workspace).id if workspace else None
+        counts = intel_search.reindex_counts(workspace_id, force=force)
+        if rebuild_fts:
+            rebuild_intel_fts()
+    counts["ftsRebuilt"] = bool(rebuild_fts)
+    if as_json:
+        emit_json(counts)
+    else:
+        click.echo(
+            f"Re-embedded {counts['intelItems']} intel items and {counts['treeNodes']} tree "
+            f"nodes ({counts['trees']} trees) with {counts['model']} ({counts['dimension']} dims)"
+            + ("; rebuilt the full-text index" if rebuild_fts else "")
+        )
+
+
 def main() -> None:  # pragma: no cover - console entry
     cli(prog_name="ci-service")
 

@@ -33,6 +33,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("job_workers", 2, "Threads that run background jobs (0 = run jobs inline)"),
     Setting("scheduler", True, "Run the periodic refresh scheduler inside serve"),
     Setting("usage_flush_seconds", 1.0, "How often rate-limit counters and lastUsedAt persist"),
+    # Intel pipeline (ci_service/pipeline): crawl limits of the collect and discovery jobs.
+    Setting("crawl_max_pages", 50, "Most HTML pages one crawl of a site fetches"),
+    Setting("crawl_delay_seconds", 1.0, "Least seconds between two requests to one host"),
+    Setting("fetch_deadline_seconds", 60.0, "Wall-clock limit of one fetch, retries included"),
+    Setting("fetch_max_bytes", 10 * MIB, "Largest fetched body, in bytes, after decompression"),
 )
 
 _TRUE = {"1", "true", "yes", "on"}

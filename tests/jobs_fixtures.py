@@ -52,3 +52,10 @@ def job_type(app):
     for name, handlers in saved_handlers.items():
         REGISTRY[name].handlers.clear()
         REGISTRY[name].handlers.update(handlers)
+
+
+@pytest.fixture
+def offline_collect(job_type):
+    """The collect type with its pipeline handlers detached (restored by ``job_type``):
+    engine tests check status and step bookkeeping without crawling a real site."""
+    REGISTRY["collect"].handlers.clear()

@@ -28,7 +28,7 @@ def collect_jobs(competitor_id):
         return Job.select().where(Job.competitor_id == competitor_id).count()
 
 
-def test_start_and_stop_leave_no_threads(app, settings, make_workspace, job_type):
+def test_start_and_stop_leave_no_threads(app, settings, make_workspace, job_type, offline_collect):
     job_type("t-bg", [("one", "One")])
     ws = make_workspace()
     with connection():

@@ -157,11 +157,10 @@ def test_cancelling_a_queued_job_means_it_never_runs(make_workspace, runner, job
     assert runner.run_once() is None and ran == []
 
 
-def test_collect_drives_competitor_status(make_workspace, runner, job_type):
+def test_collect_drives_competitor_status(make_workspace, runner, job_type, offline_collect):
     ws = make_workspace()
     target = competitor(ws)
     during = []
-    job_type("t-unused", [("x", "X")])  # the fixture restores collect's handlers afterwards
     handles(COLLECT, "build-matrix")(
         lambda ctx: during.append(Competitor.get_by_id(target.id).status)
     )
@@ -174,7 +173,7 @@ def test_collect_drives_competitor_status(make_workspace, runner, job_type):
     assert after.status == "COMPLETE" and after.last_refresh_at is not None
 
 
-def test_real_collect_type_is_bookkeeping_and_completes(make_workspace, runner):
+def test_collect_type_steps_and_metadata(make_workspace, runner, offline_collect):
     ws = make_workspace()
     target = competitor(ws)
     with connection():

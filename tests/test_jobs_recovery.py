@@ -176,11 +176,13 @@ def test_sigterm_stops_promptly_and_interrupts_the_running_job(setup_db, tmp_pat
     try:
         wait_for((tmp_path / "started").exists, 20, message="the blocking step to start")
 
-        def refreshed():
+        def scheduled_job_ended():
             with connection():
-                return Competitor.get_by_id(rival.id).status == "COMPLETE"
+                job = Job.get_or_none(Job.competitor_id == rival.id)
+                return job is not None and job.status != "running"
 
-        wait_for(refreshed, 20, message="the scheduled refresh")
+        # The real pipeline runs it; due.example never resolves, so it fails honestly.
+        wait_for(scheduled_job_ended, 30, message="the scheduled refresh")
     finally:
         started = time.monotonic()
         code = serve.terminate()
@@ -189,4 +191,7 @@ def test_sigterm_stops_promptly_and_interrupts_the_running_job(setup_db, tmp_pat
         row = Job.get_by_id(blocking.id)
         scheduled = Job.get(Job.competitor_id == rival.id)
     assert (row.status, row.current_step) == ("failed", "Interrupted")
-    assert scheduled.metadata["trigger"] == "schedule" and scheduled.status == "completed"
+    assert scheduled.metadata["trigger"] == "schedule" and scheduled.status == "failed"
+    assert "due.example" in scheduled.error
+    with connection():
+        assert Competitor.get_by_id(rival.id).status == "ERROR"

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 
+import httpx
 import pytest
 
 from tests.live import LiveServer, run_cli
 
 mcp = pytest.importorskip("mcp")
 httpx2 = pytest.importorskip("httpx2")
-from mcp import Client  # noqa: E402
+from mcp import Client, StdioServerParameters  # noqa: E402
 from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 
@@ -21,8 +21,19 @@ def live(tmp_path_factory):
     database = str(tmp_path_factory.mktemp("mcp") / "mcp.db")
     assert run_cli(database, "workspaces", "create", "acme", "--plan", "ENTERPRISE").returncode == 0
     key = run_cli(database, "keys", "create", "--workspace", "acme", "--name", "agent")
+    key = key.stdout.strip().splitlines()[-1]
     with LiveServer(database) as server:
-        yield server, key.stdout.strip().splitlines()[-1], database
+        product = httpx.post(
+            server.url + "/api/products",
+            headers={"X-API-Key": key},
+            json={
+                "name": "Our CRM",
+                "description": "CRM",
+                "audience": "Sales",
+                "categories": [{"name": "Analytics"}],
+            },
+        ).json()["product"]
+        yield server, key, database, product
 
 
 async def _session(url: str, key: str, mode: str, work):
@@ -34,20 +45,40 @@ async def _session(url: str, key: str, mode: str, work):
 
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_sdk_lists_and_calls_tools(live, mode):
-    server, key, _ = live
+    server, key, _, product = live
+    mapping = {
+        "categoryId": product["categories"][0]["id"],
+        "productId": product["id"],
+        "weight": 0.5,
+    }
 
     async def work(client):
         listed = await client.list_tools()
-        return client.protocol_version, {t.name: t for t in listed.tools}
+        created = await client.call_tool(
+            "create_solution",
+            {
+                "name": f"Insight {mode}",
+                "productIds": [product["id"]],
+                "categoryMappings": [mapping],
+            },
+        )
+        missing = await client.call_tool("get_competitor", {"competitorId": "nope"})
+        return client.protocol_version, {t.name: t for t in listed.tools}, created, missing
 
-    version, tools = asyncio.run(_session(server.url, key, mode, work))
+    version, tools, created, missing = asyncio.run(_session(server.url, key, mode, work))
     assert version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
+    assert {"get_competitor", "create_solution", "trigger_refresh"} <= set(tools)
     for described in tools.values():
         assert described.description and described.input_schema["type"] == "object"
+    assert created.is_error is False
+    assert created.structured_content["name"] == f"Insight {mode}"
+    assert created.structured_content["categoryMappings"] == [mapping]
+    assert missing.is_error is True
+    assert missing.structured_content["error"]["code"] == 404
 
 
 def test_sdk_rejects_a_bad_key(live):
-    server, _, _ = live
+    server, _, _, _ = live
 
     async def work(client):
         return await client.list_tools()
@@ -57,9 +88,7 @@ def test_sdk_rejects_a_bad_key(live):
 
 
 def test_stdio_session(live):
-    from mcp import StdioServerParameters
-
-    _, _, database = live
+    _, _, database, product = live
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "ci_service", "--database", database, "mcp", "--workspace", "acme"],
@@ -68,9 +97,19 @@ def test_stdio_session(live):
     async def run():
         async with Client(params, mode="legacy") as client:
             listed = await client.list_tools()
-            return client.protocol_version, [t.name for t in listed.tools]
+            solutions = await client.call_tool("list_solutions", {})
+            return client.protocol_version, [t.name for t in listed.tools], solutions
 
-    version, names = asyncio.run(run())
+    version, names, solutions = asyncio.run(run())
     assert version == "2025-11-25"
-    assert isinstance(names, list)
-    json.dumps(names)
+    assert "list_solutions" in names
+    assert solutions.is_error is False
+    assert isinstance(solutions.structured_content["solutions"], list)
+
+
+def test_stdio_refuses_a_non_enterprise_workspace(tmp_path):
+    database = str(tmp_path / "starter.db")
+    run_cli(database, "workspaces", "create", "small", "--plan", "STARTER")
+    result = run_cli(database, "mcp", "--workspace", "small")
+    assert result.returncode == 1
+    assert "Enterprise" in result.stderr and "Traceback" not in result.stderr

@@ -4,6 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from tests.analysis_support import run_jobs, seed_rival
+
+pytest_plugins = ["tests.jobs_fixtures"]
+
 
 @pytest.fixture
 def call(api):
@@ -187,3 +191,117 @@ def test_write_tools_need_write_scope_and_editor(call, make_api, product):
     viewer = make_api(role="VIEWER")
     assert call("generate_solutions", key=viewer.key)["error"]["code"] == 403
     assert call("list_solutions", key=viewer.key)["result"] == []
+
+
+@pytest.fixture
+def evidence(api, competitor):
+    from ci_service.services.intel import record_evidence
+    from ci_service.store.db import connection
+
+    with connection():
+        pricing = record_evidence(
+            api.workspace_id,
+            source_type="WEB_PAGE",
+            url="https://rival.example/pricing",
+            title="Rival pricing",
+            content="Rival Pro costs 49 dollars per seat per month.",
+            competitor_id=competitor["id"],
+        ).item
+        office = record_evidence(
+            api.workspace_id,
+            source_type="WEB_PAGE",
+            url="https://rival.example/about",
+            title="About Rival",
+            content="Our headquarters are in Berlin, founded 2009.",
+            competitor_id=competitor["id"],
+        ).item
+    return {"pricing": pricing.id, "office": office.id}
+
+
+def test_get_intel(call, competitor, evidence):
+    items = call("get_intel", {"competitorId": competitor["id"]})["result"]
+    assert {i["id"] for i in items} == set(evidence.values())
+    assert all(i["type"] == "EVIDENCE" and i["metadata"]["sourceType"] == "WEB_PAGE" for i in items)
+    one = call("get_intel", {"ids": [evidence["pricing"]]})["result"]
+    assert [i["id"] for i in one] == [evidence["pricing"]]
+    assert call("get_intel", {"competitorId": "nope"})["error"]["code"] == 404
+    assert call("get_intel", {"ids": "x"})["error"]["code"] == -32602
+
+
+def test_search_intel(call, competitor, evidence):
+    results = call("search_intel", {"query": "how much does it cost per seat"})["result"]
+    assert results[0]["id"] == evidence["pricing"]
+    assert 0 <= results[-1]["relevanceScore"] <= results[0]["relevanceScore"] <= 1
+    limited = call("search_intel", {"query": "Rival", "limit": 1})["result"]
+    assert len(limited) == 1
+    scoped = call("search_intel", {"query": "Berlin", "competitorId": competitor["id"]})
+    assert scoped["result"][0]["id"] == evidence["office"]
+    assert call("search_intel", {"query": "x", "competitorId": "nope"})["error"]["code"] == 404
+    error = call("search_intel", {})["error"]
+    assert error["code"] == -32602 and "query" in error["data"]["details"]
+    assert call("search_intel", {"query": "x", "limit": 0})["error"]["code"] == -32602
+
+
+def test_all_fourteen_tools_are_listed(api):
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    names = {t["name"] for t in api.post("/mcp", json=body).json["result"]["tools"]}
+    assert names == {
+        "get_competitor", "list_competitors", "get_battlecard", "get_matrix", "get_intel",
+        "trigger_refresh", "generate_battlecard", "search_intel", "list_solutions",
+        "get_solution", "create_solution", "update_solution", "get_solution_matrix",
+        "generate_solutions",
+    }  # fmt: skip
+
+
+def test_trigger_refresh(call, competitor, offline_collect, runner):
+    first = call("trigger_refresh", {"competitorId": competitor["id"]}, both=False)["result"]
+    assert first["status"] == "running" and first["type"] == "collect"
+    assert first["jobId"] == first["id"]
+    # The analysis already queued at creation is returned, not a second one.
+    again = call("trigger_refresh", {"competitorId": competitor["id"]})["result"]
+    assert again["id"] == first["id"]
+    assert call("trigger_refresh", {"competitorId": "nope"})["error"]["code"] == 404
+
+
+def test_generate_and_get_battlecard_and_matrices(api, call, runner):
+    product, rival, evidence = seed_rival(api)
+    ids = {"competitorId": rival["id"], "offeringId": product["id"]}
+    assert call("get_battlecard", ids)["error"]["code"] == 404  # none yet
+    started = call("generate_battlecard", ids, both=False)["result"]
+    assert started["jobId"] == started["id"] and started["battlecardId"]
+    run_jobs(runner)
+
+    card = call("get_battlecard", ids)["result"]
+    assert card["id"] == started["battlecardId"] and card["mode"] == "ATTACK"
+    assert card["content"]["whyWeWin"] and card["evidenceIds"]
+    assert set(card["evidenceIds"]) <= set(evidence.values())
+
+    from ci_service.services.matrix import build_matrix
+    from ci_service.store.db import connection
+
+    with connection():  # what the collect job's build-matrix step does
+        build_matrix(api.workspace_id, rival["id"])
+    cells = call("get_matrix", {"offeringId": product["id"]})["result"]["cells"]
+    by_status = {c["capabilityStatus"] for c in cells}
+    assert {"SUPERIOR", "INFERIOR"} <= by_status
+    assert all(c["competitorId"] == rival["id"] for c in cells)
+    with_ours = call("get_matrix", {"offeringId": product["id"], "includeOurOffering": True})
+    assert with_ours["result"]["ourProduct"]["productId"] == product["id"]
+    error = call("get_matrix", {"includeOurOffering": True})["error"]
+    assert error["code"] == -32602 and "offeringId" in error["data"]["details"]
+
+    category = next(c["categoryId"] for c in cells if c["capabilityStatus"] == "SUPERIOR")
+    mapping = {"categoryId": category, "productId": product["id"], "weight": 1.0}
+    solution = call(
+        "create_solution",
+        {"name": "Secure", "productIds": [product["id"]], "categoryMappings": [mapping]},
+        both=False,
+    )["result"]
+    scored = call("get_solution_matrix", {"solutionIds": [solution["id"]]})["result"]
+    cell = scored["cellMap"][solution["id"]][rival["id"]]
+    assert cell["aggregatedScore"] == 4 and cell["contributingCategoryIds"]
+
+    for name in ("get_battlecard", "generate_battlecard"):
+        missing = call(name, {"competitorId": "nope", "offeringId": product["id"]}, both=False)
+        assert missing["error"]["code"] == 404
+        assert call(name, {"competitorId": rival["id"]}, both=False)["error"]["code"] == -32602

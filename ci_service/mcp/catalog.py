@@ -3,8 +3,16 @@ the rules (validation, scoping, plan limits) live in the services, as for REST."
 
 from __future__ import annotations
 
-from ci_service.mcp.tools import tool
-from ci_service.services import competitors, jobs, solutions
+from ci_service.mcp.tools import InvalidArguments, tool
+from ci_service.services import (
+    battlecards,
+    competitors,
+    intel,
+    jobs,
+    matrix,
+    solution_matrix,
+    solutions,
+)
 from ci_service.services.auth import WRITE, Access
 
 PRO_READ = Access(plan="PRO")
@@ -133,3 +141,120 @@ def generate_solutions(context, args):
 def trigger_refresh(context, args):
     job = jobs.start_competitor_refresh(context.workspace_id, args["competitorId"])
     return {"jobId": job.id, **jobs.job_to_dict(job)}
+
+
+def _check_competitor(context, competitor_id):
+    """A competitorId filter must name a competitor of the workspace (404 otherwise)."""
+    if competitor_id is not None:
+        competitors.get_competitor(context.workspace_id, competitor_id)
+
+
+@tool(
+    "get_intel",
+    "Collected intel items (evidence and internal notes): content, type, metadata (source "
+    "type, URL, title, credibility score) and timestamps, newest first. Filter by "
+    "competitorId and/or ids.",
+    properties={"competitorId": ID, "ids": {**IDS, "maxItems": 1000}},
+    result_key="intel",
+)
+def get_intel(context, args):
+    _check_competitor(context, args.get("competitorId"))
+    rows = intel.list_intel(
+        context.workspace_id, competitor_id=args.get("competitorId"), ids=args.get("ids")
+    )
+    return [intel.intel_to_dict(row) for row in rows]
+
+
+@tool(
+    "search_intel",
+    "Semantic search over collected intel: items ordered by relevance, each with a "
+    "relevanceScore (0 to 1); exact name matches rank first.",
+    properties={
+        "query": {"type": "string", "minLength": 1},
+        "competitorId": ID,
+        "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 10},
+    },
+    required=("query",),
+    result_key="results",
+)
+def search_intel(context, args):
+    _check_competitor(context, args.get("competitorId"))
+    return intel.search_intel(
+        context.workspace_id,
+        args["query"],
+        competitor_id=args.get("competitorId"),
+        limit=args.get("limit", 10),
+    )
+
+
+@tool(
+    "get_battlecard",
+    "The battlecard for a competitor against one of our offerings: why we win, why we "
+    "lose, objections with responses, talking points, kill shot, landmines, pricing wedge, "
+    "and the evidence ids behind every item.",
+    properties={"competitorId": ID, "offeringId": ID},
+    required=("competitorId", "offeringId"),
+)
+def get_battlecard(context, args):
+    row = battlecards.battlecard_for(context.workspace_id, args["competitorId"], args["offeringId"])
+    return battlecards.battlecard_to_dict(row)
+
+
+@tool(
+    "get_matrix",
+    "Feature matrix cells (categoryId, competitorId, summary, capabilityStatus SUPERIOR / "
+    "MATCH / INFERIOR / UNKNOWN, evidenceIds). offeringId filters competitors to those "
+    "competing with it; includeOurOffering adds our offering's column (needs offeringId). "
+    "Basic cells only: the full matrix is GET /api/matrix.",
+    properties={
+        "offeringId": ID,
+        "competitorIds": IDS,
+        "includeOurOffering": {"type": "boolean", "default": False},
+    },
+    access=PRO_READ,
+)
+def get_matrix(context, args):
+    include = args.get("includeOurOffering", False)
+    if include and not args.get("offeringId"):
+        raise InvalidArguments(
+            "includeOurOffering needs offeringId",
+            {"offeringId": ["is required when includeOurOffering is true"]},
+        )
+    return matrix.cells_for_tool(
+        context.workspace_id,
+        product_id=args.get("offeringId"),
+        competitor_ids=args.get("competitorIds"),
+        include_our_product=include,
+    )
+
+
+@tool(
+    "generate_battlecard",
+    "(Re)generate the battlecard for a competitor against one of our offerings "
+    "(asynchronous). Returns the job (id, status, progress) and the battlecard id; poll "
+    "get_battlecard or the job until it completes.",
+    properties={"competitorId": ID, "offeringId": ID},
+    required=("competitorId", "offeringId"),
+    access=WRITE,
+)
+def generate_battlecard(context, args):
+    card, job = battlecards.start_generation_default_mode(
+        context.workspace_id, args["competitorId"], args["offeringId"]
+    )
+    return {"jobId": job.id, "battlecardId": card.id, **jobs.job_to_dict(job)}
+
+
+@tool(
+    "get_solution_matrix",
+    "Solution themes scored against competitors: per solution and competitor an "
+    "aggregatedScore level 0 to 4 from the weighted category cells, with "
+    "contributingCategoryIds and evidenceIds.",
+    properties={"competitorIds": IDS, "solutionIds": IDS},
+    access=PRO_READ,
+)
+def get_solution_matrix(context, args):
+    return solution_matrix.get_solution_matrix(
+        context.workspace_id,
+        competitor_ids=args.get("competitorIds"),
+        solution_ids=args.get("solutionIds"),
+    )

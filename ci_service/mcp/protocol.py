@@ -179,27 +179,20 @@ def tools_call(context: ToolContext, params: dict, version: str | None) -> dict:
         value = found.call(context, params.get("arguments"))
     except ServiceError as error:
         # Tool execution errors are results with isError, so an agent can read and retry.
-        body = service_error_body(None, error)["error"]
-        structured = {"error": body}
-        text = json.dumps(structured, ensure_ascii=False)
-        return _complete(
-            {
-                "content": [{"type": "text", "text": text}],
-                "structuredContent": structured,
-                "isError": True,
-            },
-            version,
-        )
+        error_object = {"error": service_error_body(None, error)["error"]}
+        return _tool_result(error_object, error_object, True, version)
     structured = value if isinstance(value, dict) else {found.result_key: value}
+    return _tool_result(value, structured, False, version)
+
+
+def _tool_result(value: Any, structured: dict, is_error: bool, version: str | None) -> dict:
     text = json.dumps(value, ensure_ascii=False)
-    return _complete(
-        {
-            "content": [{"type": "text", "text": text}],
-            "structuredContent": structured,
-            "isError": False,
-        },
-        version,
-    )
+    result = {
+        "content": [{"type": "text", "text": text}],
+        "structuredContent": structured,
+        "isError": is_error,
+    }
+    return _complete(result, version)
 
 
 MCP_METHODS = {

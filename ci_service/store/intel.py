@@ -38,9 +38,7 @@ SCOPES = ("competitor", "organization", "offering")
 class IntelItem(BaseModel):
     seq = IntegerField(unique=True)
     workspace = ForeignKeyField(Workspace, backref="intel_items", on_delete="CASCADE")
-    competitor = ForeignKeyField(
-        Competitor, backref="intel_items", null=True, on_delete="CASCADE"
-    )
+    competitor = ForeignKeyField(Competitor, backref="intel_items", null=True, on_delete="CASCADE")
     offering = ForeignKeyField(Offering, backref="intel_items", null=True, on_delete="CASCADE")
     scope = CharField(max_length=20, default="competitor")
     type = CharField(max_length=20)

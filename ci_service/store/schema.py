@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ci_service.store.analysis import Battlecard, MatrixCell, SolutionCell, create_search_index
 from ci_service.store.competitors import Competitor
 from ci_service.store.graph import GraphEdge, GraphNode
 from ci_service.store.identity import ApiKey, RateLimitCounter, Tenant, User, Workspace
@@ -36,3 +37,9 @@ def create_resources(db):
 def create_intel(db):
     db.create_tables([IntelItem, IntelEmbedding, KnowledgeTree, TreeNode])
     create_intel_fts(db)
+
+
+@migration("0006_analysis")
+def create_analysis(db):
+    db.create_tables([MatrixCell, SolutionCell, Battlecard])
+    create_search_index(db)

@@ -1,0 +1,258 @@
+"""Processing a :class:`~ci_service.pipeline.site.SiteSnapshot`: evidence, tree and graph.
+
+Every page becomes a WEB_PAGE evidence item, every document section a DOCUMENT item (URL
+``<file>#section-N``) and every news entry a NEWS item, through
+``services.intel.record_evidence`` (one transaction each): an unchanged source adds
+nothing, a changed one adds a new item with its ``changes``. The owner's knowledge tree is
+rebuilt from the snapshot (document → section → chunk) with ``services.trees.replace_tree``.
+The graph gets a DOCUMENT node per page and file, a MARKET_EVENT per news item, PERSON
+nodes for people named on about/team/leadership pages and TOPIC nodes (with RELATED_TO)
+for recurring topics, all linked to the owner; every write there is an upsert, so a
+re-collection duplicates nothing. One transaction per source.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ci_service.pipeline.site import SiteSnapshot
+
+log = logging.getLogger("ci_service.pipeline")
+
+PEOPLE_PAGE_WORDS = ("about", "team", "leadership", "management", "company", "people")
+MAX_NEWS_EVIDENCE = 50
+MAX_TREE_DOCUMENTS = 200
+
+
+@dataclass
+class IngestStats:
+    new: int = 0
+    changed: int = 0
+    unchanged: int = 0
+    item_ids: list[str] = field(default_factory=list)
+
+    def add(self, result: Any) -> None:
+        setattr(self, result.status, getattr(self, result.status) + 1)
+        if result.item is not None:
+            self.item_ids.append(result.item.id)
+
+    def as_dict(self) -> dict[str, int]:
+        return {"new": self.new, "changed": self.changed, "unchanged": self.unchanged}
+
+
+@dataclass(frozen=True)
+class Target:
+    """Whose intel it is: a competitor (``scope`` competitor) or our organization."""
+
+    workspace_id: str
+    kind: str  # competitor, organization, offering
+    id: str
+
+    @property
+    def record_kwargs(self) -> dict[str, Any]:
+        if self.kind == "competitor":
+            return {"scope": "competitor", "competitor_id": self.id}
+        if self.kind == "offering":
+            return {"scope": "offering", "offering_id": self.id}
+        return {"scope": "organization"}
+
+
+def _record(target: Target, stats: IngestStats, **fields: Any) -> None:
+    from ci_service.errors import ValidationFailed
+    from ci_service.services.intel import record_evidence
+
+    try:
+        stats.add(record_evidence(target.workspace_id, **target.record_kwargs, **fields))
+    except ValidationFailed as exc:  # e.g. empty content: nothing to keep from this source
+        log.info("evidence from %s not stored: %s", fields.get("url"), exc)
+
+
+def record_snapshot(
+    target: Target,
+    snapshot: SiteSnapshot,
+    *,
+    tick: Callable[[float, str], None] | None = None,
+) -> IngestStats:
+    """Store every page, document section and news item of the snapshot as evidence."""
+    stats = IngestStats()
+    total = max(len(snapshot.pages) + len(snapshot.documents) + 1, 1)
+    news_urls = {entry.url for entry in snapshot.news[:MAX_NEWS_EVIDENCE] if entry.url}
+    for number, page in enumerate(snapshot.pages, start=1):
+        # A page that a feed entry links to is stored once, as that NEWS item (a source is
+        # identified by its URL, so two items of different types would alternate).
+        if page.text.strip() and page.url not in news_urls:
+            _record(
+                target,
+                stats,
+                source_type="WEB_PAGE",
+                url=page.url,
+                title=page.title,
+                content=page.text,
+                metadata={"description": page.description} if page.description else None,
+            )
+        if tick:
+            tick(number / total, f"Stored {page.url}")
+    for offset, document in enumerate(snapshot.documents, start=len(snapshot.pages) + 1):
+        record_document(target, document, stats)
+        if tick:
+            tick(offset / total, f"Stored {document.url}")
+    record_news(target, snapshot, stats)
+    return stats
+
+
+def record_news(target: Target, snapshot: SiteSnapshot, stats: IngestStats) -> None:
+    """One NEWS item per feed entry: its title, summary and, when the crawl fetched the
+    article, the article's text."""
+    news = snapshot.news[:MAX_NEWS_EVIDENCE]
+    urls = {entry.url for entry in news if entry.url}
+    article_text = {p.url: p.text for p in snapshot.pages if p.url in urls}
+    for entry in news:
+        parts = (entry.title, entry.summary, article_text.get(entry.url, ""))
+        _record(
+            target,
+            stats,
+            source_type="NEWS",
+            url=entry.url or f"{snapshot.start_url}#news-{entry.guid or entry.title}"[:2000],
+            title=entry.title,
+            content="\n".join(part for part in parts if part),
+            published_at=entry.published,
+            metadata={"source": entry.source} if entry.source else None,
+        )
+
+
+def record_document(target: Target, document: Any, stats: IngestStats) -> None:
+    """One DOCUMENT evidence item per non-empty section of a PDF/DOCX."""
+    for number, (heading, text) in enumerate(document.sections, start=1):
+        title = f"{document.title} – {heading}" if heading else document.title
+        _record(
+            target,
+            stats,
+            source_type="DOCUMENT",
+            url=f"{document.url}#section-{number}",
+            title=title,
+            content=text,
+            metadata={"document": document.url, "section": heading, "kind": document.kind},
+        )
+
+
+def tree_documents(snapshot: SiteSnapshot) -> list[Any]:
+    """The snapshot as TreeDocuments: pages, then files, then one "News" document."""
+    from ci_service.services.trees import TreeDocument, TreeSection
+
+    documents = []
+    for page in snapshot.pages:
+        sections = [
+            TreeSection(heading or page.title, text) for heading, _level, text in page.sections
+        ]
+        sections = [s for s in sections if s.text.strip()]
+        if sections:
+            documents.append(TreeDocument(page.title, page.url, "WEB_PAGE", sections))
+    for document in snapshot.documents:
+        sections = [TreeSection(heading, text) for heading, text in document.sections]
+        documents.append(TreeDocument(document.title, document.url, "DOCUMENT", sections))
+    if snapshot.news:
+        sections = [
+            TreeSection(
+                entry.title,
+                " ".join(
+                    part
+                    for part in (
+                        entry.published.date().isoformat() if entry.published else "",
+                        entry.summary or entry.title,
+                    )
+                    if part
+                ),
+            )
+            for entry in snapshot.news[:MAX_NEWS_EVIDENCE]
+        ]
+        feed = snapshot.feeds[0] if snapshot.feeds else None
+        documents.append(TreeDocument("News", feed, "NEWS", sections))
+    return documents[:MAX_TREE_DOCUMENTS]
+
+
+def rebuild_tree(target: Target, snapshot: SiteSnapshot) -> Any:
+    """Replace the owner's knowledge tree with the snapshot's content."""
+    from ci_service.errors import ValidationFailed
+    from ci_service.services.trees import replace_tree
+
+    documents = tree_documents(snapshot)
+    while True:
+        try:
+            return replace_tree(target.workspace_id, target.kind.upper(), target.id, documents)
+        except ValidationFailed:
+            if len(documents) <= 1:
+                raise
+            documents = documents[: len(documents) // 2]  # too many nodes: keep the first half
+
+
+def _is_people_page(page: Any) -> bool:
+    where = f"{page.url} {page.title}".lower()
+    return any(word in where for word in PEOPLE_PAGE_WORDS)
+
+
+def link_graph(target: Target, snapshot: SiteSnapshot) -> dict[str, int]:
+    """DOCUMENT, MARKET_EVENT, PERSON and TOPIC nodes for the snapshot (upserts)."""
+    from ci_service.services import intel_graph
+    from ci_service.store.db import transaction
+
+    owner = intel_graph.Owner(target.kind, target.id)
+    ws = target.workspace_id
+    counts = {"documents": 0, "events": 0, "people": 0, "topics": 0}
+    for page in snapshot.pages:
+        with transaction():
+            intel_graph.link_document(ws, owner, page.url, page.title)
+            counts["documents"] += 1
+            if _is_people_page(page):
+                for name, role in intel_graph.extract_people(page.text, page.json_ld):
+                    intel_graph.link_person(ws, owner, name, role)
+                    counts["people"] += 1
+    for document in snapshot.documents:
+        with transaction():
+            intel_graph.link_document(ws, owner, document.url, document.title)
+            counts["documents"] += 1
+    counts["events"] = link_news(target, snapshot)
+    texts = [page.text for page in snapshot.pages] + [d.text for d in snapshot.documents]
+    topics = intel_graph.extract_topics([t for t in texts if t.strip()])
+    if topics:
+        with transaction():
+            counts["topics"] = len(intel_graph.link_topics(ws, owner, topics))
+    return counts
+
+
+def link_news(target: Target, snapshot: SiteSnapshot) -> int:
+    """A MARKET_EVENT per news entry (feed entries and news article pages)."""
+    from ci_service.pipeline.profile import news_entries
+    from ci_service.services import intel_graph
+    from ci_service.store.db import transaction
+
+    owner = intel_graph.Owner(target.kind, target.id)
+    entries = news_entries(snapshot)[:MAX_NEWS_EVIDENCE]
+    for entry in entries:
+        with transaction():
+            intel_graph.link_market_event(
+                target.workspace_id, owner, entry.title, entry.url or None, entry.published
+            )
+    return len(entries)
+
+
+def ingest_snapshot(
+    target: Target,
+    snapshot: SiteSnapshot,
+    *,
+    tick: Callable[[float, str], None] | None = None,
+) -> dict[str, Any]:
+    """Evidence, tree and graph for one snapshot; returns counts for the job's log."""
+    stats = record_snapshot(target, snapshot, tick=tick)
+    rebuild_tree(target, snapshot)
+    graph_counts = link_graph(target, snapshot)
+    log.info(
+        "ingested %s %s: evidence %s, graph %s",
+        target.kind,
+        target.id,
+        stats.as_dict(),
+        graph_counts,
+    )
+    return {"evidence": stats.as_dict(), "graph": graph_counts}

@@ -1,0 +1,85 @@
+"""Stable ids and the category keyword table the deterministic extractors share.
+
+Ids of discovered features, categories and capabilities are derived from their names
+(``cat-help-desk``, ``cap-single-sign-on``), so re-discovering a site keeps them, and two
+competitors' offerings naming the same capability share one CAPABILITY node.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+# A category when one of its keywords occurs (word boundaries, case-insensitive).
+CATEGORY_KEYWORDS: dict[str, tuple[str, ...]] = {
+    "Security & Compliance": (
+        "security", "sso", "single sign-on", "audit", "encryption", "compliance", "soc 2",
+        "gdpr", "permissions", "rbac", "two-factor", "2fa", "mfa", "access control",
+    ),
+    "Analytics & Reporting": (
+        "analytics", "dashboard", "dashboards", "report", "reports", "reporting", "metrics",
+        "insights", "kpi", "kpis", "visualization",
+    ),
+    "Automation & Workflow": (
+        "automation", "automate", "workflow", "workflows", "triggers", "rules engine",
+        "orchestration", "approvals",
+    ),
+    "Integrations & API": (
+        "integration", "integrations", "api", "apis", "webhook", "webhooks", "connector",
+        "connectors", "sdk", "zapier",
+    ),
+    "Collaboration": ("collaboration", "collaborate", "sharing", "comments", "mentions"),
+    "Customer Support": (
+        "help desk", "helpdesk", "ticket", "tickets", "ticketing", "support", "live chat",
+        "knowledge base", "sla", "slas",
+    ),
+    "Data Management": (
+        "data export", "export", "import", "backup", "backups", "storage", "data sync",
+        "database", "etl",
+    ),
+    "Mobile": ("mobile", "ios", "android"),
+    "AI & Machine Learning": (
+        "ai", "machine learning", "predictive", "forecasting", "llm", "generative",
+    ),
+    "Billing & Payments": ("billing", "invoice", "invoices", "invoicing", "payments"),
+    "Marketing": ("marketing", "campaign", "campaigns", "seo", "newsletter"),
+    "Sales & CRM": ("crm", "pipeline", "leads", "deals", "sales"),
+}  # fmt: skip
+
+_WORD = re.compile(r"[a-z0-9]+")
+_PATTERNS = {
+    name: re.compile(r"\b(?:" + "|".join(re.escape(k) for k in words) + r")\b", re.IGNORECASE)
+    for name, words in CATEGORY_KEYWORDS.items()
+}
+
+
+def normalize(name: str) -> str:
+    """Lower-case words joined by single spaces ("Single Sign-On!" -> "single sign on")."""
+    return " ".join(_WORD.findall((name or "").casefold()))
+
+
+def stable_id(prefix: str, name: str) -> str:
+    """``prefix-slug`` (at most 64 characters; long names end in a short hash)."""
+    slug = "-".join(_WORD.findall((name or "").casefold())) or "item"
+    full = f"{prefix}-{slug}"
+    if len(full) <= 64:
+        return full
+    digest = hashlib.sha256(slug.encode()).hexdigest()[:8]
+    return f"{full[:55]}-{digest}"
+
+
+def categories_for(text: str) -> list[str]:
+    """Category names whose keywords occur in ``text``, in table order."""
+    return [name for name, pattern in _PATTERNS.items() if pattern.search(text or "")]
+
+
+def category_item(name: str, description: str = "") -> dict[str, str]:
+    return {"id": stable_id("cat", name), "name": name[:200], "description": description}
+
+
+def capability_item(name: str, description: str = "") -> dict[str, str]:
+    return {"id": stable_id("cap", name), "name": name[:200], "description": description}
+
+
+def feature_item(name: str, description: str = "") -> dict[str, str]:
+    return {"id": stable_id("feat", name), "name": name[:200], "description": description}

@@ -1,0 +1,234 @@
+"""The in-memory vector index of intel items, one per workspace, kept in step with writes.
+
+One registry per (database file, model name, dimension), created lazily and shared by
+every thread of the process, maps workspace ids to a
+:class:`~ci_service.embeddings.index.VectorIndex` (not ``IndexRegistry``: loading here is
+sized and chunked, see ``_load``, to keep 100k vectors near 100 MB). A workspace's index
+is loaded from its ``IntelEmbedding`` rows on first search; only rows made by the current
+provider's model are loaded (after a model change, ``ci-service reindex`` re-embeds).
+
+Writers change the index after their transaction commits (``database.after_commit``), so a
+rolled-back write never reaches it. The index is a cache: search results are re-read from
+the database, and ids that no longer exist are skipped and dropped from the index.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
+
+from ci_service.embeddings import EmbeddingProvider, get_provider
+from ci_service.store.db import database
+from ci_service.store.intel import IntelEmbedding
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from ci_service.embeddings.index import VectorIndex
+
+log = logging.getLogger("ci_service.intel")
+
+_lock = threading.Lock()
+
+
+def provider() -> EmbeddingProvider:
+    """The configured embedding provider (environment ``CI_SERVICE_EMBEDDINGS*``)."""
+    return get_provider()
+
+
+def embed(texts: Sequence[str]) -> np.ndarray:
+    return provider().embed(list(texts))
+
+
+def to_bytes(vector) -> bytes:
+    import numpy as np
+
+    return np.asarray(vector, dtype=np.float32).tobytes()
+
+
+def from_bytes(blob: bytes, dimension: int | None = None) -> np.ndarray:
+    import numpy as np
+
+    vector = np.frombuffer(bytes(blob), dtype=np.float32)
+    if dimension is not None and vector.shape[0] != dimension:
+        raise ValueError("stored vector has the wrong dimension")
+    return vector
+
+
+def item_text(title: str, content: str) -> str:
+    """What an intel item's vector is made from."""
+    return f"{title}\n{content}".strip()
+
+
+def _db_key() -> str:
+    db = database.obj
+    return str(getattr(db, "database", "") or id(db))
+
+
+_LOAD_CHUNK = 4096
+
+
+def _load(workspace_id: str, model: str, dimension: int) -> VectorIndex:
+    """A new index holding the workspace's stored vectors of ``model``.
+
+    Sized exactly and filled in chunks, so loading 100k vectors never holds more than
+    the final matrix plus one chunk (no list of blobs, no geometric regrowth)."""
+    import numpy as np
+
+    from ci_service.embeddings.index import VectorIndex
+    from ci_service.store.db import connection
+
+    where = (
+        (IntelEmbedding.workspace == workspace_id)
+        & (IntelEmbedding.model == model)
+        & (IntelEmbedding.dimension == dimension)
+    )
+    with connection():
+        total = IntelEmbedding.select().where(where).count()
+        index = VectorIndex(dimension, model=model, initial_capacity=max(64, total + 64))
+        query = IntelEmbedding.select(IntelEmbedding.item, IntelEmbedding.vector).where(where)
+        ids: list[str] = []
+        chunk = np.empty((_LOAD_CHUNK, dimension), dtype=np.float32)
+        for item_id, blob in query.tuples().iterator():
+            chunk[len(ids)] = np.frombuffer(bytes(blob), dtype=np.float32)
+            ids.append(item_id)
+            if len(ids) == _LOAD_CHUNK:
+                index.upsert(ids, chunk)
+                ids = []
+        if ids:
+            index.upsert(ids, chunk[: len(ids)])
+    return index
+
+
+class _Registry:
+    """Workspace id -> VectorIndex for one (database, model, dimension).
+
+    Writes committed while a workspace's index is loading are queued and applied to it
+    when the load finishes, so a vector committed mid-load is never lost."""
+
+    def __init__(self, model: str, dimension: int) -> None:
+        self.model = model
+        self.dimension = dimension
+        self.indexes: dict[str, VectorIndex] = {}
+        self.lock = threading.Lock()  # one loader at a time; loading is rare (first search)
+        self._pending_lock = threading.Lock()
+        self._pending: dict[str, list[Callable[[VectorIndex], None]]] = {}
+
+    def get(self, workspace_id: str) -> VectorIndex:
+        index = self.indexes.get(workspace_id)
+        if index is not None:
+            return index
+        with self.lock:
+            index = self.indexes.get(workspace_id)
+            if index is not None:
+                return index
+            with self._pending_lock:
+                self._pending[workspace_id] = []
+            loaded = None
+            try:
+                loaded = _load(workspace_id, self.model, self.dimension)
+            finally:
+                with self._pending_lock:
+                    queued = self._pending.pop(workspace_id, [])
+                    if loaded is not None:
+                        for change in queued:
+                            change(loaded)
+                        self.indexes[workspace_id] = loaded
+            return loaded
+
+    def apply(self, workspace_id: str, change: Callable[[VectorIndex], None]) -> None:
+        """Run ``change`` on the workspace's index if loaded (or queue it while loading)."""
+        with self._pending_lock:
+            index = self.indexes.get(workspace_id)
+            if index is None:
+                if workspace_id in self._pending:
+                    self._pending[workspace_id].append(change)
+                return  # not in memory: it will be loaded from the database
+        change(index)
+
+    def peek(self, workspace_id: str) -> VectorIndex | None:
+        return self.indexes.get(workspace_id)
+
+    def drop(self, workspace_id: str) -> None:
+        with self._pending_lock:
+            self.indexes.pop(workspace_id, None)
+
+    def clear(self) -> None:
+        with self._pending_lock:
+            self.indexes.clear()
+
+
+_registries: dict[tuple[str, str, int], _Registry] = {}
+
+
+def registry() -> _Registry:
+    """The registry of the current database and provider (created on first use)."""
+    p = provider()
+    key = (_db_key(), p.name, p.dimension)
+    found = _registries.get(key)
+    if found is None:
+        with _lock:
+            # A process serves one database at a time: forget the indexes of any other
+            # (tests open a new file per test; this keeps them from piling up).
+            for other in [k for k in _registries if k[0] != key[0]]:
+                del _registries[other]
+            found = _registries.setdefault(key, _Registry(p.name, p.dimension))
+    return found
+
+
+def workspace_index(workspace_id: str) -> VectorIndex:
+    """The workspace's index, loaded from the database on first use."""
+    return registry().get(workspace_id)
+
+
+def reset_index_cache() -> None:
+    """Forget every in-memory index (tests; or after editing the database by hand)."""
+    with _lock:
+        _registries.clear()
+
+
+def _safely(fn: Callable[[], None]) -> Callable[[], None]:
+    def run() -> None:
+        try:
+            fn()
+        except Exception:  # the commit happened; a stale cache entry is only a cache miss
+            log.exception("could not update the in-memory intel index")
+
+    return run
+
+
+def after_commit_upsert(workspace_id: str, ids: list[str], vectors, model: str) -> None:
+    """Put vectors into the workspace index once the current transaction commits."""
+    if not ids:
+        return
+
+    def change(index: VectorIndex) -> None:
+        if index.model == model and index.dimension == len(vectors[0]):
+            index.upsert(ids, vectors)
+
+    database.after_commit(_safely(lambda: registry().apply(workspace_id, change)))
+
+
+def after_commit_remove(workspace_id: str, ids: list[str]) -> None:
+    if not ids:
+        return
+
+    def change(index: VectorIndex) -> None:
+        index.remove(ids)
+
+    database.after_commit(_safely(lambda: registry().apply(workspace_id, change)))
+
+
+def after_commit_drop(workspace_id: str | None = None) -> None:
+    """Reload the workspace's (or every) index on next use, once the transaction commits."""
+
+    def apply() -> None:
+        reg = registry()
+        if workspace_id is None:
+            reg.clear()
+        else:
+            reg.drop(workspace_id)
+
+    database.after_commit(_safely(apply))

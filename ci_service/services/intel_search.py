@@ -1,0 +1,301 @@
+"""Intel search: semantic search blended with BM25, substring search, and reindexing.
+
+``search_intel`` (the search_intel tool) ranks candidate items by three signals:
+
+* ``cos``: cosine similarity of the query and item vectors (the in-memory index), < 0 as 0;
+* ``lex``: Okapi BM25 (k1 1.2, b 0.75) of the query's words (3+ characters, stop words
+  dropped, the 4 longest), a title occurrence counting twice, divided by the best BM25
+  among the candidates (0..1). Document frequencies come from the FTS5 trigram index,
+  counted up to ``DF_CAP`` matches per word;
+* ``exact``: 1 when the whole query occurs in the title or content (case-insensitive).
+
+``base = 0.65 * cos + 0.35 * lex``; ``relevanceScore = 0.5 + 0.5 * base`` for an exact
+hit and ``0.5 * base`` otherwise. So every item containing the query (an exact name)
+ranks above every item that does not, and within each tier meaning and keyword overlap
+decide.
+
+Candidates: the best ``max(50, 5 * limit)`` items by cosine, the newest
+``max(50, 2 * limit)`` items containing the whole query (queries of one or two words:
+names), and the newest ``max(20, limit)`` containing each word, all from the trigram index
+newest first, which stops early. BM25 is computed here over the candidates rather than
+with FTS5's ``bm25()``: on a trigram index ``bm25()`` reads every match of every word
+(31 ms for one common word, 600 ms for three, at 10k items), and a long phrase that
+occurs nowhere makes FTS5 walk whole doclists (130 ms at 100k items).
+
+``substring_search_intel`` (for /api/search) matches item content case-insensitively:
+queries of 3+ characters use the trigram index (a quoted phrase of trigrams is a
+substring match); 2-character queries cannot use trigrams, so they scan the newest
+``SHORT_SCAN_ROWS`` items of the workspace with ``LIKE`` (bounded; see the README for
+timings).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any
+
+from ci_service.services import intel_index
+from ci_service.services.fields import fail
+from ci_service.services.intel import intel_to_dict
+from ci_service.services.intel_text import STOP_WORDS
+from ci_service.store.db import database, transaction
+from ci_service.store.intel import IntelEmbedding, IntelItem
+from ci_service.store.trees import KnowledgeTree, TreeNode
+
+W_COSINE, W_LEXICAL = 0.65, 0.35
+K1, B = 1.2, 0.75
+MAX_WORDS = 4
+MAX_PHRASE_WORDS = 2
+DF_CAP = 1000
+MAX_QUERY = 1000
+SHORT_SCAN_ROWS = 10_000
+_WORD = re.compile(r"\w{3,}", re.UNICODE)
+
+
+def quote_fts(text: str) -> str:
+    """``text`` as one FTS5 string (a phrase): nothing in it is query syntax."""
+    return '"' + text.replace('"', '""') + '"'
+
+
+def _check(query: Any, limit: Any) -> tuple[str, int]:
+    if not isinstance(query, str) or not query.strip():
+        raise fail({"query": ["must be a non-empty string"]})
+    if len(query) > MAX_QUERY:
+        raise fail({"query": [f"must be at most {MAX_QUERY} characters"]})
+    if limit is None:
+        limit = 10
+    if isinstance(limit, bool) or not isinstance(limit, int) or not 1 <= limit <= 100:
+        raise fail({"limit": ["must be an integer from 1 to 100"]})
+    return " ".join(query.split()), limit
+
+
+def _newest_matching(
+    workspace_id: str, phrase: str, competitor_id: str | None, k: int
+) -> list[str]:
+    """Ids of the newest ``k`` items whose title or content contains ``phrase``."""
+    sql = (
+        "SELECT i.id FROM intel_fts JOIN intel_item i ON i.seq = intel_fts.rowid "
+        "WHERE intel_fts MATCH ? AND i.workspace_id = ?"
+    )
+    params: list[Any] = [quote_fts(phrase), workspace_id]
+    if competitor_id is not None:
+        sql += " AND i.competitor_id = ?"
+        params.append(competitor_id)
+    sql += " ORDER BY intel_fts.rowid DESC LIMIT ?"
+    params.append(k)
+    return [row[0] for row in database.execute_sql(sql, params).fetchall()]
+
+
+def _document_frequency(word: str) -> int:
+    sql = "SELECT count(*) FROM (SELECT rowid FROM intel_fts WHERE intel_fts MATCH ? LIMIT ?)"
+    return int(database.execute_sql(sql, (quote_fts(word), DF_CAP)).fetchone()[0])
+
+
+def _bm25(words: list[str], texts: dict[str, tuple[str, str]]) -> dict[str, float]:
+    """BM25 of each candidate (title occurrences count twice), divided by the best."""
+    if not words or not texts:
+        return {}
+    # max(seq) is an index lookup; it over-counts deleted items, harmless for an idf
+    row = database.execute_sql("SELECT max(seq) FROM intel_item").fetchone()
+    total = max(1, int(row[0] or 1))
+    idf = {}
+    for word in words:
+        df = min(_document_frequency(word), total)
+        idf[word] = math.log(1 + (total - df + 0.5) / (df + 0.5))
+    lengths = {item_id: len(t) + len(c) for item_id, (t, c) in texts.items()}
+    average = max(1.0, sum(lengths.values()) / len(lengths))
+    raw = {}
+    for item_id, (title, content) in texts.items():
+        title, content = title.casefold(), content.casefold()
+        norm = K1 * (1 - B + B * lengths[item_id] / average)
+        score = 0.0
+        for word in words:
+            tf = 2 * title.count(word) + content.count(word)
+            if tf:
+                score += idf[word] * tf * (K1 + 1) / (tf + norm)
+        raw[item_id] = score
+    best = max(raw.values(), default=0.0)
+    return {i: v / best for i, v in raw.items()} if best > 0 else {}
+
+
+def search_intel(
+    workspace_id: str, query: Any, *, competitor_id: str | None = None, limit: Any = 10
+) -> list[dict[str, Any]]:
+    """Items ordered by relevance, each ``intel_to_dict`` + ``relevanceScore`` (0..1).
+
+    400 naming ``query`` for an empty query, ``limit`` outside 1..100."""
+    import numpy as np
+
+    text, limit = _check(query, limit)
+    provider = intel_index.provider()
+    qv = provider.embed_query(text)
+    index = intel_index.workspace_index(workspace_id)
+    allowed = None
+    if competitor_id is not None:
+        allowed = {
+            row[0]
+            for row in IntelItem.select(IntelItem.id)
+            .where(IntelItem.workspace == workspace_id, IntelItem.competitor == competitor_id)
+            .tuples()
+        }
+    cosine: dict[str, float] = {}
+    if allowed is None or allowed:
+        cosine = dict(index.search(qv, max(50, 5 * limit), filter_ids=allowed))
+
+    candidates = set(cosine)
+    words = [
+        w for w in dict.fromkeys(w.casefold() for w in _WORD.findall(text)) if w not in STOP_WORDS
+    ]
+    words = sorted(words, key=len, reverse=True)[:MAX_WORDS]
+    if len(text) >= 3 and len(text.split()) <= MAX_PHRASE_WORDS:
+        candidates.update(_newest_matching(workspace_id, text, competitor_id, max(50, 2 * limit)))
+    if len(text) >= 3:
+        for word in words:
+            candidates.update(_newest_matching(workspace_id, word, competitor_id, max(20, limit)))
+    if not candidates:
+        return []
+    # By primary key only: with a workspace condition SQLite may pick the workspace index
+    # and scan every item of the workspace; the workspace is checked on the rows instead.
+    texts = {
+        item_id: (title or "", content or "")
+        for item_id, ws, title, content in IntelItem.select(
+            IntelItem.id, IntelItem.workspace, IntelItem.title, IntelItem.content
+        )
+        .where(IntelItem.id.in_(list(candidates)))
+        .tuples()
+        if ws == workspace_id
+    }
+    stale = candidates - set(texts)
+    if stale:  # deleted, or written by a rolled-back transaction
+        index.remove(stale)
+    lexical = _bm25(words, texts)
+    needle = text.casefold()
+    norm = float(np.linalg.norm(qv))
+    scored = []
+    for item_id, (title, content) in texts.items():
+        if item_id not in cosine:
+            vector = index.get(item_id)
+            cosine[item_id] = float(vector @ qv) / norm if vector is not None and norm else 0.0
+        base = W_COSINE * max(0.0, cosine[item_id]) + W_LEXICAL * lexical.get(item_id, 0.0)
+        exact = needle in title.casefold() or needle in content.casefold()
+        score = 0.5 + 0.5 * base if exact else 0.5 * base
+        if score > 0:
+            scored.append((round(min(1.0, score), 4), item_id))
+    scored.sort(key=lambda pair: (-pair[0], pair[1]))
+    top = scored[:limit]
+    rows = {r.id: r for r in IntelItem.select().where(IntelItem.id.in_([i for _, i in top]))}
+    return [{**intel_to_dict(rows[i]), "relevanceScore": score} for score, i in top if i in rows]
+
+
+def substring_search_intel(workspace_id: str, text: str, limit: int = 20) -> list[IntelItem]:
+    """Items whose content contains ``text`` (case-insensitive), newest first."""
+    needle = " ".join((text or "").split()) if (text or "").strip() else ""
+    if len(needle) < 2 or limit <= 0:
+        return []
+    if len(needle) >= 3:
+        sql = (
+            "SELECT i.id FROM intel_fts JOIN intel_item i ON i.seq = intel_fts.rowid "
+            "WHERE intel_fts MATCH ? AND i.workspace_id = ? "
+            "ORDER BY intel_fts.rowid DESC LIMIT ?"
+        )
+        params: list[Any] = ["content : " + quote_fts(needle), workspace_id, limit]
+    else:
+        escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+        sql = (
+            "SELECT id FROM (SELECT id, content FROM intel_item WHERE workspace_id = ? "
+            "ORDER BY seq DESC LIMIT ?) WHERE content LIKE ? ESCAPE '\\' LIMIT ?"
+        )
+        params = [workspace_id, SHORT_SCAN_ROWS, f"%{escaped}%", limit]
+    ids = [row[0] for row in database.execute_sql(sql, params).fetchall()]
+    if not ids:
+        return []
+    rows = {r.id: r for r in IntelItem.select().where(IntelItem.id.in_(ids))}
+    return [rows[i] for i in ids if i in rows]
+
+
+# -- reindex ----------------------------------------------------------------------------
+
+BATCH = 256
+
+
+def _stale_items(workspace_id: str | None, model: str, dimension: int, force: bool):
+    query = IntelItem.select(IntelItem.id, IntelItem.workspace, IntelItem.title, IntelItem.content)
+    if workspace_id is not None:
+        query = query.where(IntelItem.workspace == workspace_id)
+    if not force:
+        current = IntelEmbedding.select(IntelEmbedding.item).where(
+            IntelEmbedding.model == model, IntelEmbedding.dimension == dimension
+        )
+        query = query.where(IntelItem.id.not_in(current))
+    return query.order_by(IntelItem.seq)
+
+
+def reindex_counts(workspace_id: str | None = None, *, force: bool = False) -> dict[str, Any]:
+    """Re-embed with the current provider what another model (or none) embedded.
+
+    ``force``: re-embed everything. One transaction per batch of 256 items and per tree.
+    Returns ``{"model", "dimension", "intelItems", "treeNodes", "trees"}``."""
+    provider = intel_index.provider()
+    model, dimension = provider.name, provider.dimension
+    counts: dict[str, Any] = {"model": model, "dimension": dimension}
+    items = 0
+    last_seq = 0
+    while True:
+        with transaction():
+            batch = list(
+                _stale_items(workspace_id, model, dimension, force)
+                .where(IntelItem.seq > last_seq)
+                .select_extend(IntelItem.seq)
+                .limit(BATCH)
+            )
+            if not batch:
+                break
+            last_seq = batch[-1].seq
+            vectors = provider.embed([intel_index.item_text(r.title, r.content) for r in batch])
+            IntelEmbedding.insert_many(
+                [
+                    {
+                        "item": r.id,
+                        "workspace": r.workspace_id,
+                        "model": model,
+                        "dimension": dimension,
+                        "vector": intel_index.to_bytes(v),
+                    }
+                    for r, v in zip(batch, vectors, strict=True)
+                ]
+            ).on_conflict_replace().execute()
+            items += len(batch)
+    trees = KnowledgeTree.select()
+    if workspace_id is not None:
+        trees = trees.where(KnowledgeTree.workspace == workspace_id)
+    if not force:
+        trees = trees.where(
+            (KnowledgeTree.embedding_model.is_null())
+            | (KnowledgeTree.embedding_model != model)
+            | (KnowledgeTree.embedding_dimension != dimension)
+        )
+    nodes = tree_count = 0
+    for tree in list(trees):
+        with transaction():
+            rows = list(TreeNode.select(TreeNode.id, TreeNode.text).where(TreeNode.tree == tree))
+            vectors = provider.embed([r.text for r in rows]) if rows else []
+            for row, vector in zip(rows, vectors, strict=True):
+                TreeNode.update(embedding=intel_index.to_bytes(vector)).where(
+                    TreeNode.id == row.id
+                ).execute()
+            KnowledgeTree.update(embedding_model=model, embedding_dimension=dimension).where(
+                KnowledgeTree.id == tree.id
+            ).execute()
+        nodes += len(rows)
+        tree_count += 1
+    counts.update(intelItems=items, treeNodes=nodes, trees=tree_count)
+    with transaction():
+        intel_index.after_commit_drop(workspace_id)
+    return counts
+
+
+def reindex(workspace_id: str | None = None, *, force: bool = False) -> int:
+    """Re-embed intel items and tree nodes with the current provider; how many were."""
+    counts = reindex_counts(workspace_id, force=force)
+    return counts["intelItems"] + counts["treeNodes"]

@@ -1,0 +1,173 @@
+"""Analysis tables: matrix cells, solution matrix cells, battlecards and the search index.
+
+Search index: ``search_doc`` holds one row per searchable competitor (its name) and
+battlecard (its kill shot, landmines, pricing wedge, why-we-win and why-we-lose text),
+keyed by an INTEGER PRIMARY KEY so the ids survive VACUUM. ``competitor_fts`` and
+``battlecard_fts`` are FTS5 tables with the ``trigram`` tokenizer (substring matching)
+whose rowid is that ``doc_id``, one per kind so that a query for one kind never walks the
+other's matches. Everything is kept in step by SQLite triggers, inside the transaction
+that writes the source row:
+
+- ``competitor`` insert / rename / delete -> ``search_doc`` (the competitor service is not
+  this module's, so triggers rather than explicit writes);
+- ``battlecard`` insert / ``search_text`` change / delete -> ``search_doc``;
+- ``search_doc`` insert / update / delete -> ``competitor_fts`` or ``battlecard_fts``.
+
+SQLite fires delete triggers for rows removed by ``ON DELETE CASCADE`` as well
+(tests/test_search.py checks it), so deleting a workspace, a competitor or a product
+cleans the index too. ``rebuild_search_index()`` rebuilds all three from the sources.
+"""
+
+from __future__ import annotations
+
+from peewee import CharField, FloatField, ForeignKeyField, IntegerField, TextField
+
+from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
+from ci_service.store.competitors import Competitor
+from ci_service.store.db import database
+from ci_service.store.identity import Workspace
+from ci_service.store.resources import Offering, Solution
+from ci_service.timeutil import utcnow
+
+CAPABILITY_STATUSES = ("SUPERIOR", "MATCH", "INFERIOR", "UNKNOWN")
+BATTLECARD_MODES = ("ATTACK", "DEFENSE")
+BATTLECARD_STATUSES = ("GENERATING", "READY", "FAILED")
+
+
+class MatrixCell(BaseModel):
+    """One competitor x one of our products x one category."""
+
+    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
+    competitor = ForeignKeyField(Competitor, on_delete="CASCADE")
+    product = ForeignKeyField(Offering, on_delete="CASCADE")
+    category_id = CharField(max_length=64)
+    category_name = CharField(max_length=200)
+    summary = JSONField(default=list)
+    capability_status = CharField(max_length=20, default="UNKNOWN")
+    evidence_ids = JSONField(default=list)
+    updated_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = (
+            (("competitor", "product", "category_id"), True),
+            (("workspace", "product"), False),
+        )
+
+
+class SolutionCell(BaseModel):
+    """One solution x one competitor: the weighted level of the mapped category cells."""
+
+    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
+    solution = ForeignKeyField(Solution, on_delete="CASCADE")
+    competitor = ForeignKeyField(Competitor, on_delete="CASCADE")
+    aggregated_score = IntegerField()
+    raw_score = FloatField()  # the weighted mean before rounding
+    contributing_category_ids = JSONField(default=list)  # matrix cell ids
+    evidence_ids = JSONField(default=list)
+    last_refreshed_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("solution", "competitor"), True), (("workspace", "competitor"), False))
+
+
+class Battlecard(BaseModel):
+    """One card per (competitor, our product); regenerating replaces its content and mode."""
+
+    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
+    competitor = ForeignKeyField(Competitor, on_delete="CASCADE")
+    my_product = ForeignKeyField(Offering, on_delete="CASCADE")
+    mode = CharField(max_length=10, default="ATTACK")
+    requested_mode = CharField(max_length=10, null=True)  # while a generation is pending
+    status = CharField(max_length=20, default="GENERATING")
+    content = JSONField(default=dict)
+    evidence_ids = JSONField(default=list)
+    search_text = TextField(default="")  # what /api/search matches (see search_doc)
+    error = TextField(null=True)
+    generated_at = UTCDateTimeField(null=True)
+    created_at = UTCDateTimeField(default=utcnow)
+    updated_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = (
+            (("competitor", "my_product"), True),
+            (("workspace", "updated_at"), False),
+        )
+
+
+KINDS = ("competitor", "battlecard")
+
+
+def _fts_sql(kind: str) -> tuple[str, ...]:
+    table = f"{kind}_fts"
+    return (
+        f"CREATE VIRTUAL TABLE IF NOT EXISTS {table} USING fts5(text, tokenize='trigram')",
+        f"CREATE TRIGGER IF NOT EXISTS search_doc_{kind}_ai AFTER INSERT ON search_doc "
+        f"WHEN new.kind = '{kind}' BEGIN "
+        f"INSERT INTO {table}(rowid, text) VALUES (new.doc_id, new.text); END",
+        f"CREATE TRIGGER IF NOT EXISTS search_doc_{kind}_ad AFTER DELETE ON search_doc "
+        f"WHEN old.kind = '{kind}' BEGIN DELETE FROM {table} WHERE rowid = old.doc_id; END",
+        f"CREATE TRIGGER IF NOT EXISTS search_doc_{kind}_au AFTER UPDATE OF text ON search_doc "
+        f"WHEN new.kind = '{kind}' BEGIN DELETE FROM {table} WHERE rowid = old.doc_id; "
+        f"INSERT INTO {table}(rowid, text) VALUES (new.doc_id, new.text); END",
+    )
+
+
+SEARCH_SQL = (
+    "CREATE TABLE IF NOT EXISTS search_doc ("
+    "doc_id INTEGER PRIMARY KEY, kind TEXT NOT NULL, ref_id TEXT NOT NULL, "
+    "workspace_id TEXT NOT NULL, text TEXT NOT NULL DEFAULT '')",
+    "CREATE UNIQUE INDEX IF NOT EXISTS search_doc_ref ON search_doc (kind, ref_id)",
+    "CREATE INDEX IF NOT EXISTS search_doc_ws ON search_doc (workspace_id, kind)",
+    # search_doc -> competitor_fts / battlecard_fts (one index per kind, so a query for
+    # one kind never walks the other's matches)
+    *_fts_sql("competitor"),
+    *_fts_sql("battlecard"),
+    # competitor -> search_doc
+    "CREATE TRIGGER IF NOT EXISTS competitor_search_ai AFTER INSERT ON competitor BEGIN "
+    "INSERT INTO search_doc(kind, ref_id, workspace_id, text) "
+    "VALUES ('competitor', new.id, new.workspace_id, new.name); END",
+    "CREATE TRIGGER IF NOT EXISTS competitor_search_au AFTER UPDATE OF name ON competitor "
+    "BEGIN UPDATE search_doc SET text = new.name "
+    "WHERE kind = 'competitor' AND ref_id = old.id; END",
+    "CREATE TRIGGER IF NOT EXISTS competitor_search_ad AFTER DELETE ON competitor BEGIN "
+    "DELETE FROM search_doc WHERE kind = 'competitor' AND ref_id = old.id; END",
+    # battlecard -> search_doc
+    "CREATE TRIGGER IF NOT EXISTS battlecard_search_ai AFTER INSERT ON battlecard BEGIN "
+    "INSERT INTO search_doc(kind, ref_id, workspace_id, text) "
+    "VALUES ('battlecard', new.id, new.workspace_id, new.search_text); END",
+    # Re-inserted rather than updated: a new doc_id, so doc_id order is "most recently
+    # written first" and the search can stop after the first matches it needs.
+    "CREATE TRIGGER IF NOT EXISTS battlecard_search_au AFTER UPDATE OF search_text "
+    "ON battlecard BEGIN DELETE FROM search_doc WHERE kind = 'battlecard' AND ref_id = old.id; "
+    "INSERT INTO search_doc(kind, ref_id, workspace_id, text) "
+    "VALUES ('battlecard', new.id, new.workspace_id, new.search_text); END",
+    "CREATE TRIGGER IF NOT EXISTS battlecard_search_ad AFTER DELETE ON battlecard BEGIN "
+    "DELETE FROM search_doc WHERE kind = 'battlecard' AND ref_id = old.id; END",
+)
+
+
+def create_search_index(db) -> None:
+    for statement in SEARCH_SQL:
+        db.execute_sql(statement)
+    _fill_search_doc(db)
+
+
+def _fill_search_doc(db) -> None:
+    db.execute_sql(
+        "INSERT OR IGNORE INTO search_doc(kind, ref_id, workspace_id, text) "
+        "SELECT 'competitor', id, workspace_id, name FROM competitor"
+    )
+    db.execute_sql(
+        "INSERT OR IGNORE INTO search_doc(kind, ref_id, workspace_id, text) "
+        "SELECT 'battlecard', id, workspace_id, search_text FROM battlecard"
+    )
+
+
+def rebuild_search_index() -> None:
+    """Rebuild ``search_doc`` and the per-kind FTS tables from competitors and battlecards
+    (call in a transaction; e.g. after a restore or a bulk load that bypassed the
+    triggers)."""
+    database.execute_sql("DELETE FROM search_doc")
+    for kind in KINDS:
+        database.execute_sql(f"DELETE FROM {kind}_fts")
+    _fill_search_doc(database)

@@ -1,0 +1,146 @@
+"""/api/battlecards: list, read (optionally with the evidence), generate (a job)."""
+
+from __future__ import annotations
+
+import marshmallow as ma
+
+from ci_service.services import (
+    battlecards,
+)
+from ci_service.services.auth import READ, WRITE
+from ci_service.store.analysis import BATTLECARD_MODES
+from ci_service.web.api import Blueprint, Schema
+from ci_service.web.auth import principal, requires
+from ci_service.web.routes.analysis_common import Flag
+from ci_service.web.routes.resource_common import Strings
+
+blp = Blueprint("battlecards", __name__, url_prefix="/api/battlecards", description="Battlecards")
+
+
+class BattlecardListQuerySchema(Schema):
+    productId = ma.fields.String(validate=ma.validate.Length(min=1, max=64))
+    competitorId = ma.fields.String(validate=ma.validate.Length(min=1, max=64))
+
+
+class BattlecardQuerySchema(Schema):
+    includeEvidence = Flag(metadata={"description": "true adds the evidence map"})
+
+
+class GenerateSchema(Schema):
+    # Validated by the service (so the tool gets the same 400s); documented here.
+    productId = ma.fields.Raw(required=True, metadata={"type": "string"})
+    mode = ma.fields.Raw(required=True, metadata={"type": "string", "enum": list(BATTLECARD_MODES)})
+
+
+class ClaimSchema(ma.Schema):
+    title = ma.fields.String(required=True)
+    description = ma.fields.String(required=True)
+    evidenceIds = Strings(required=True)
+
+
+class ObjectionSchema(ma.Schema):
+    objection = ma.fields.String(required=True)
+    response = ma.fields.String(required=True)
+    evidenceIds = Strings(required=True)
+
+
+class ContentSchema(ma.Schema):
+    class Meta:
+        unknown = ma.INCLUDE
+
+    whyWeWin = ma.fields.List(ma.fields.Nested(ClaimSchema), required=True)
+    whyWeLose = ma.fields.List(ma.fields.Nested(ClaimSchema), required=True)
+    objections = ma.fields.List(ma.fields.Nested(ObjectionSchema), required=True)
+    talkingPoints = ma.fields.List(ma.fields.Nested(ClaimSchema), required=True)
+    killShot = ma.fields.String(required=True)
+    landmines = Strings(required=True)
+    pricingWedge = ma.fields.String(required=True)
+    pricingEvidenceIds = Strings()
+    killShotEvidenceIds = Strings()
+    profile = ma.fields.Dict(metadata={"description": "competitor and organization facts"})
+
+
+class BattlecardSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    workspaceId = ma.fields.String(required=True)
+    competitorId = ma.fields.String(required=True)
+    myProductId = ma.fields.String(required=True)
+    mode = ma.fields.String(required=True, validate=ma.validate.OneOf(BATTLECARD_MODES))
+    status = ma.fields.String(
+        required=True, metadata={"description": "GENERATING, READY or FAILED"}
+    )
+    requestedMode = ma.fields.String(
+        required=True, allow_none=True, metadata={"description": "mode being generated"}
+    )
+    content = ma.fields.Nested(ContentSchema, required=True)
+    evidenceIds = Strings(required=True)
+    generatedAt = ma.fields.DateTime(required=True, allow_none=True)
+    createdAt = ma.fields.DateTime(required=True)
+    updatedAt = ma.fields.DateTime(required=True)
+
+
+class EvidenceSchema(ma.Schema):
+    id = ma.fields.String(required=True)
+    content = ma.fields.String(required=True)
+    sourceType = ma.fields.String(required=True)
+    url = ma.fields.String(required=True, allow_none=True)
+    title = ma.fields.String(required=True)
+    credibilityScore = ma.fields.Float(required=True)
+
+
+class BattlecardListSchema(ma.Schema):
+    battlecards = ma.fields.List(ma.fields.Nested(BattlecardSchema), required=True)
+
+
+class BattlecardResponseSchema(ma.Schema):
+    battlecard = ma.fields.Nested(BattlecardSchema, required=True)
+    evidence = ma.fields.Dict(
+        keys=ma.fields.String(),
+        values=ma.fields.Nested(EvidenceSchema),
+        metadata={"description": "only with includeEvidence=true: evidenceId -> record"},
+    )
+
+
+class GenerateResponseSchema(ma.Schema):
+    battlecard = ma.fields.Nested(BattlecardSchema, required=True)
+    jobId = ma.fields.String(required=True)
+
+
+@blp.route("", methods=["GET"])
+@blp.arguments(BattlecardListQuerySchema, location="query")
+@blp.alt_response(200, schema=BattlecardListSchema, success=True)
+@blp.errors(400, 401, 403, 429)
+@requires(READ)
+def list_battlecards(args):
+    rows = battlecards.list_battlecards(
+        principal().workspace_id,
+        product_id=args.get("productId"),
+        competitor_id=args.get("competitorId"),
+    )
+    return {"battlecards": [battlecards.battlecard_to_dict(r) for r in rows]}
+
+
+@blp.route("/<battlecard_id>", methods=["GET"])
+@blp.arguments(BattlecardQuerySchema, location="query")
+@blp.alt_response(200, schema=BattlecardResponseSchema, success=True)
+@blp.errors(400, 401, 403, 404, 429)
+@requires(READ)
+def get_battlecard(args, battlecard_id):
+    ws = principal().workspace_id
+    row = battlecards.get_battlecard(ws, battlecard_id)
+    body = {"battlecard": battlecards.battlecard_to_dict(row)}
+    if args["includeEvidence"]:
+        body["evidence"] = battlecards.evidence_map(ws, row)
+    return body
+
+
+@blp.route("/<competitor_id>/generate", methods=["POST"])
+@blp.arguments(GenerateSchema)
+@blp.alt_response(200, schema=GenerateResponseSchema, success=True)
+@blp.errors(400, 401, 403, 404, 413, 415, 429)
+@requires(WRITE)
+def generate_battlecard(body, competitor_id):
+    card, job = battlecards.start_generation(
+        principal().workspace_id, competitor_id, body.get("productId"), body.get("mode")
+    )
+    return {"battlecard": battlecards.battlecard_to_dict(card), "jobId": job.id}

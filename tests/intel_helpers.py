@@ -1,0 +1,42 @@
+"""Builders shared by the intel, tree and search tests (not a test module)."""
+
+from __future__ import annotations
+
+from ci_service.services import competitors, intel
+from ci_service.store.db import connection
+
+
+def competitor(workspace_id, name="Rival", url="https://rival.example"):
+    with connection():
+        row, _job = competitors.create_competitor(workspace_id, {"name": name, "websiteUrl": url})
+    return row
+
+
+def evidence(workspace_id, competitor_id, url, content, title="Page", **extra):
+    with connection():
+        return intel.record_evidence(
+            workspace_id,
+            source_type=extra.pop("source_type", "WEB_PAGE"),
+            url=url,
+            title=title,
+            content=content,
+            competitor_id=competitor_id,
+            **extra,
+        )
+
+
+def fts_rowids(match):
+    from ci_service.store.db import database
+
+    with connection():
+        rows = database.execute_sql(
+            "SELECT rowid FROM intel_fts WHERE intel_fts MATCH ?", (match,)
+        ).fetchall()
+    return sorted(r[0] for r in rows)
+
+
+def fts_integrity():
+    from ci_service.store.db import database
+
+    with connection():
+        database.execute_sql("INSERT INTO intel_fts(intel_fts, rank) VALUES ('integrity-check', 1)")

@@ -1,0 +1,1 @@
+"""Fixture site and helpers for the pipeline tests (tests/test_pipeline_*.py)."""
