@@ -305,3 +305,31 @@ def test_generate_and_get_battlecard_and_matrices(api, call, runner):
         missing = call(name, {"competitorId": "nope", "offeringId": product["id"]}, both=False)
         assert missing["error"]["code"] == 404
         assert call(name, {"competitorId": rival["id"]}, both=False)["error"]["code"] == -32602
+
+
+def test_generate_battlecard_through_tools_call(api, runner):
+    product, rival, _ = seed_rival(api)
+    arguments = {"competitorId": rival["id"], "offeringId": product["id"]}
+    body = {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "generate_battlecard", "arguments": arguments}}  # fmt: skip
+    result = api.post("/mcp", json=body).json["result"]
+    assert result["isError"] is False
+    started = result["structuredContent"]
+    assert started["type"] == "generate-battlecard" and started["battlecardId"]
+    run_jobs(runner)
+    card = api.get(f"/api/battlecards/{started['battlecardId']}").json["battlecard"]
+    assert card["content"]["whyWeWin"]
+
+
+def test_tools_list_cli():
+    import json
+
+    from click.testing import CliRunner
+
+    from ci_service.cli import cli
+
+    text = CliRunner().invoke(cli, ["tools", "list"])
+    assert text.exit_code == 0
+    assert "get_battlecard(competitorId*: string, offeringId*: string)" in text.output
+    described = json.loads(CliRunner().invoke(cli, ["tools", "list", "--json"]).output)
+    assert len(described) == 14 and all("inputSchema" in t for t in described)

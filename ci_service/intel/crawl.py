@@ -15,6 +15,7 @@ refused (sitemaps never need one), which rules out entity-expansion tricks.
 from __future__ import annotations
 
 import posixpath
+import re
 import zlib
 from collections import deque
 from collections.abc import Callable
@@ -73,6 +74,21 @@ class CrawlResult:
     skipped: list[tuple[str, str]] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
     cancelled: bool = False
+
+
+_META_CHARSET = re.compile(rb"<meta[^>]{0,200}charset", re.IGNORECASE)
+
+
+def html_for_extraction(result: FetchResult) -> str | bytes:
+    """The page as the parser should see it: the HTTP header's charset wins; else bytes,
+    so lxml reads a ``<meta charset>``; else UTF-8, the web's default (lxml alone would
+    guess Latin-1 and garble every non-ASCII title, which change tracking then reports as
+    a change)."""
+    if result.charset:
+        return result.text
+    if _META_CHARSET.search(result.content[:4096]):
+        return result.content
+    return result.content.decode("utf-8", errors="replace")
 
 
 def normalize_url(url: str, base: str | None = None) -> str | None:
@@ -274,7 +290,7 @@ class _Crawl:
         elif result.content_type and result.content_type not in HTML_TYPES:
             crawl.skipped.append((url, f"content type {result.content_type}"))
         else:
-            page = extract_html(result.content, final)
+            page = extract_html(html_for_extraction(result), final)
             for feed in page.feeds:
                 _add(crawl.feeds, feed)
             for link in page.links:
