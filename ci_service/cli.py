@@ -127,7 +127,7 @@ def serve(state, host, port, threads, job_workers, no_scheduler):
         overrides["scheduler"] = False
     try:
         settings = load_settings(**overrides)
-        app = create_app(settings)
+        app = create_app(settings, persistent_connections=True)
     except UnsupportedDatabase as exc:
         raise click.ClickException(str(exc)) from None
     server = create_server(app, host=host, port=port, threads=threads, ident="ci-service")
@@ -142,6 +142,9 @@ def serve(state, host, port, threads, job_workers, no_scheduler):
         raise KeyboardInterrupt
 
     signal.signal(signal.SIGTERM, stop)
+    from ci_service.store.backup import hold_open
+
+    presence = hold_open(settings.database)  # so `ci-service restore` sees a running server
     click.echo(
         f"ci-service {__version__} serving on http://{host}:{server.effective_port}", err=True
     )
@@ -153,6 +156,8 @@ def serve(state, host, port, threads, job_workers, no_scheduler):
         server.close()
         stop_background(app, timeout=10.0)
         shutdown_app(app)
+        if presence is not None:
+            presence.close()
         click.echo("ci-service stopped", err=True)
 
 
@@ -500,6 +505,65 @@ def reindex(state, workspace, force, rebuild_fts, as_json):
             f"Re-embedded {counts['intelItems']} intel items and {counts['treeNodes']} tree "
             f"nodes ({counts['trees']} trees) with {counts['model']} ({counts['dimension']} dims)"
             + ("; rebuilt the full-text index" if rebuild_fts else "")
+        )
+
+
+@cli.command("backup")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Overwrite PATH if it exists.")
+@json_option
+@click.pass_obj
+def backup(state, path, force, as_json):
+    """Copy the database to the file PATH; safe while `serve` is writing.
+
+    Uses SQLite's online backup API (a consistent snapshot of committed data), checks the
+    copy's integrity and only then moves it into place.
+
+    Example: ci-service --database ./ci.db backup ./backups/ci-2026-03-31.db
+    """
+    from ci_service.store.backup import BackupError, backup_database
+
+    try:
+        result = backup_database(state.database, path, force=force)
+    except (BackupError, UnsupportedDatabase) as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(
+            f"Backed up {result['pages']} pages ({result['size']} bytes) to "
+            f"{result['path']} in {result['seconds']:.2f}s"
+        )
+
+
+@cli.command("restore")
+@click.argument("path", type=click.Path(dir_okay=False))
+@click.option("--force", is_flag=True, help="Replace the database if it already exists.")
+@json_option
+@click.pass_obj
+def restore(state, path, force, as_json):
+    """Restore the backup file PATH into the database (--database); stop `serve` first.
+
+    The backup must be an intact ci-service database; it is upgraded to the current schema.
+    A database that exists is replaced only with --force, and never while a server has it
+    open.
+
+    Example: ci-service --database ./ci.db restore ./backups/ci-2026-03-31.db --force
+    """
+    from ci_service.store.backup import BackupError, restore_database
+
+    try:
+        result = restore_database(path, state.database, force=force)
+    except (BackupError, UnsupportedDatabase) as exc:
+        raise click.ClickException(str(exc)) from None
+    if as_json:
+        emit_json(result)
+    else:
+        applied = len(result["migrationsApplied"])
+        click.echo(
+            f"Restored {path} into {result['path']} ({result['pages']} pages"
+            + (f", {applied} migrations applied" if applied else "")
+            + ")"
         )
 
 

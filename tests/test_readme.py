@@ -53,3 +53,5 @@ def test_walkthrough_runs(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     assert '"status": "ok"' in result.stdout or '"status":"ok"' in result.stdout
     assert '"apiKeys"' in result.stdout
+    assert '"results"' in result.stdout and "/competitors/" in result.stdout
+    assert '"search_intel"' in result.stdout

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from peewee import fn
+
 from ci_service.store.graph import GraphEdge, GraphNode
 
 NODE_LABELS = (
@@ -135,14 +137,17 @@ def remove_nodes_for(
 
 
 def prune(workspace_id: str, label: str, ref_type: str | None = None) -> int:
-    """Delete nodes of ``label`` (and ``ref_type``) that no edge touches any more."""
-    touched = GraphEdge.select(GraphEdge.source).where(GraphEdge.workspace == workspace_id)
-    touched_t = GraphEdge.select(GraphEdge.target).where(GraphEdge.workspace == workspace_id)
+    """Delete nodes of ``label`` (and ``ref_type``) that no edge touches any more.
+
+    Correlated NOT EXISTS probes use the edge indexes per candidate node; a NOT IN over the
+    workspace's edges would read every edge on every write (issue 8 benchmark)."""
+    outgoing = GraphEdge.select(GraphEdge.id).where(GraphEdge.source == GraphNode.id)
+    incoming = GraphEdge.select(GraphEdge.id).where(GraphEdge.target == GraphNode.id)
     query = GraphNode.select(GraphNode.id).where(
         GraphNode.workspace == workspace_id,
         GraphNode.label == label,
-        GraphNode.id.not_in(touched),
-        GraphNode.id.not_in(touched_t),
+        ~fn.EXISTS(outgoing),
+        ~fn.EXISTS(incoming),
     )
     if ref_type is not None:
         query = query.where(GraphNode.ref_type == ref_type)

@@ -41,7 +41,9 @@ class UTCDateTimeField(TextField):
     def python_value(self, value):
         if value is None:
             return None
-        return datetime.strptime(value, self.FORMAT).replace(tzinfo=UTC)
+        # fromisoformat reads the stored form (trailing Z included) about 40x faster than
+        # strptime, which dominated list endpoints in the issue 8 benchmark.
+        return datetime.fromisoformat(value)
 
 
 class BaseModel(Model):

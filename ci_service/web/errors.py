@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import logging
 
 from flask import Flask, g, jsonify, request
@@ -20,6 +21,7 @@ HTTP_CODES = {
     413: "PAYLOAD_TOO_LARGE",
     415: "UNSUPPORTED_MEDIA_TYPE",
     429: "RATE_LIMITED",
+    431: "REQUEST_HEADER_FIELDS_TOO_LARGE",
 }
 HTTP_MESSAGES = {
     400: "Invalid request",
@@ -75,3 +77,25 @@ def register_error_handlers(app: Flask) -> None:
     app.register_error_handler(ServiceError, service_error_response)
     app.register_error_handler(HTTPException, http_exception_response)
     app.register_error_handler(Exception, internal_error_response)
+    use_envelope_for_server_errors()
+
+
+def _server_error_response(self, ident=None):
+    """waitress's ``Error.to_response``, answering in the envelope instead of text/plain."""
+    code = HTTP_CODES.get(self.code) or ("INTERNAL_ERROR" if self.code >= 500 else "HTTP_ERROR")
+    error = {"code": code, "message": self.reason}
+    if self.body:
+        error["details"] = {"reason": str(self.body)}
+    body = json.dumps({"error": error}).encode("utf-8")
+    return f"{self.code} {self.reason}", [("Content-Type", "application/json")], body
+
+
+def use_envelope_for_server_errors() -> None:
+    """waitress answers requests it cannot parse (an oversized header section: 431, a
+    malformed request line or chunked body: 400, ...) itself, before the app runs, with a
+    text/plain body. Give those the JSON error envelope too. Idempotent."""
+    try:
+        from waitress import utilities
+    except ImportError:  # pragma: no cover - waitress is a dependency
+        return
+    utilities.Error.to_response = _server_error_response

@@ -18,15 +18,22 @@ KEY_ADMIN = Access(
 
 
 class ApiKeyCreateSchema(Schema):
-    name = ma.fields.String(required=True, metadata={"maxLength": 100})
+    name = ma.fields.String(required=True, metadata={"minLength": 1, "maxLength": 100})
     expiresAt = ma.fields.String(
         allow_none=True, metadata={"format": "date-time", "description": "default: never"}
     )
     scopes = ma.fields.List(
         ma.fields.String(validate=ma.validate.OneOf(SCOPES)),
-        metadata={"description": "default: all of read, write, admin"},
+        metadata={"description": "default: all of read, write, admin", "minItems": 1},
     )
-    rateLimit = ma.fields.Integer(strict=True, metadata={"description": "per hour; default 1000"})
+    rateLimit = ma.fields.Integer(
+        strict=True,
+        metadata={
+            "description": "per hour; default 1000",
+            "minimum": 1,
+            "maximum": apikeys.MAX_RATE_LIMIT,
+        },
+    )
     allowedIps = ma.fields.List(
         ma.fields.String(), metadata={"description": "IP addresses or CIDR ranges"}
     )

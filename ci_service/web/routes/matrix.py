@@ -121,7 +121,7 @@ class SolutionMatrixSchema(ma.Schema):
 @blp.route("", methods=["GET"])
 @blp.arguments(MatrixQuerySchema, location="query")
 @blp.alt_response(200, schema=MatrixSchema, success=True)
-@blp.errors(400, 401, 403, 404, 429)
+@blp.errors(400, 401, 403, 404, 429, 431)
 @requires(PRO_READ)
 def get_matrix(args):
     return matrix.get_matrix(
@@ -135,7 +135,7 @@ def get_matrix(args):
 @blp.route("/solutions", methods=["GET"])
 @blp.arguments(SolutionMatrixQuerySchema, location="query")
 @blp.alt_response(200, schema=SolutionMatrixSchema, success=True)
-@blp.errors(400, 401, 403, 429)
+@blp.errors(400, 401, 403, 429, 431)
 @requires(PRO_READ)
 def get_solution_matrix(args):
     return solution_matrix.get_solution_matrix(

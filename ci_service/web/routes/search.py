@@ -16,7 +16,10 @@ class SearchQuerySchema(Schema):
     # Checked by the service (at least 2 characters after stripping); documented here.
     q = ma.fields.String(
         required=True,
-        metadata={"description": "case-insensitive substring, at least 2 characters"},
+        metadata={
+            "description": "case-insensitive substring, at least 2 characters",
+            "minLength": 2,
+        },
     )
 
 

@@ -155,7 +155,7 @@ def organization_tree_metadata(organization_id):
 @blp.route("/nodes", methods=["GET"])
 @blp.arguments(NodesQuerySchema, location="query")
 @blp.alt_response(200, schema=NodesResponseSchema, success=True)
-@blp.errors(400, 401, 403, 404, 429)
+@blp.errors(400, 401, 403, 404, 429, 431)
 @requires(READ)
 def get_nodes(args):
     ids = [i.strip() for i in args["ids"].split(",") if i.strip()]
