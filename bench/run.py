@@ -357,12 +357,9 @@ def replay_inserts(source: str, target: str, deal_ids: list[str], threads: int) 
     }
 
 
-def search_tests(args, info, n_items, serve, base, report: Report, largest: bool) -> None:
-    label = size_label(n_items)
-    log(f"search at {label} intel items: /api/search and search_intel, {args.rounds} rounds")
-    requests = [{"label": q, "path": "/api/search", "q": q} for q in SEARCH_QUERIES]
-    for r in requests:
-        r["path"] = str(httpx.URL(r.pop("path"), params={"q": r.pop("q")}))
+def latency_pair(args, info, serve, base, requests, what: str) -> dict:
+    """Latency samples of ``requests`` against ``serve`` (with the key) and the bare app,
+    each request going to both in turn."""
     result = procs.load(
         {
             "mode": "latency",
@@ -373,10 +370,20 @@ def search_tests(args, info, n_items, serve, base, report: Report, largest: bool
                 {"name": "ours", "base": serve.url, "headers": {"X-API-Key": info["key"]}},
                 {"name": "base", "base": base.url},
             ],
-        }  # fmt: skip
+        }
     )
     if result["failures"]:
-        raise procs.BenchError(f"search requests failed: {result['failures']}")
+        raise procs.BenchError(f"{what} requests failed: {result['failures']}")
+    return result["samples"]
+
+
+def search_tests(args, info, n_items, serve, base, report: Report, largest: bool) -> None:
+    label = size_label(n_items)
+    log(f"search at {label} intel items: /api/search and search_intel, {args.rounds} rounds")
+    requests = [{"label": q, "path": "/api/search", "q": q} for q in SEARCH_QUERIES]
+    for r in requests:
+        r["path"] = str(httpx.URL(r.pop("path"), params={"q": r.pop("q")}))
+    result = {"samples": latency_pair(args, info, serve, base, requests, "search")}
     ours_all = [t for q in SEARCH_QUERIES for t in result["samples"]["ours"][q]]
     base_all = [t for q in SEARCH_QUERIES for t in result["samples"]["base"][q]]
     o50, o95 = percentile(ours_all, 50), percentile(ours_all, 95)
@@ -411,20 +418,7 @@ def search_tests(args, info, n_items, serve, base, report: Report, largest: bool
          "json": {"jsonrpc": "2.0", "id": 1, "method": "search_intel", "params": {"query": q}}}
         for q in SEMANTIC_QUERIES
     ]  # fmt: skip
-    result = procs.load(
-        {
-            "mode": "latency",
-            "rounds": args.rounds,
-            "warmup_rounds": 1,
-            "requests": requests,
-            "targets": [
-                {"name": "ours", "base": serve.url, "headers": {"X-API-Key": info["key"]}},
-                {"name": "base", "base": base.url},
-            ],
-        }  # fmt: skip
-    )
-    if result["failures"]:
-        raise procs.BenchError(f"search_intel requests failed: {result['failures']}")
+    result = {"samples": latency_pair(args, info, serve, base, requests, "search_intel")}
     ours_all = [t for q in SEMANTIC_QUERIES for t in result["samples"]["ours"][q]]
     base_all = [t for q in SEMANTIC_QUERIES for t in result["samples"]["base"][q]]
     o95, b95 = percentile(ours_all, 95), percentile(base_all, 95)

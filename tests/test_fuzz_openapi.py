@@ -34,7 +34,7 @@ import time
 
 from ci_service.web.app import shutdown_app
 from tests.live import LiveServer
-from tests.workspace_seed import seed_workspace
+from tests.workspace_seed import PATH_KINDS, seed_workspace
 
 pytest_plugins = ["tests.jobs_fixtures"]
 
@@ -53,20 +53,6 @@ CHECKS = (
 MAX_EXAMPLES = 10  # per operation and phase; about a minute in all on 2 cores
 TIME_LIMIT = 600  # seconds; the whole run takes about a minute
 
-# Path parameter name -> the kind of seeded id it takes.
-PATH_KINDS = {
-    "product_id": ("product",),
-    "offering_id": ("offering", "product", "competitor_offering"),
-    "competitor_id": ("competitor",),
-    "deal_id": ("deal",),
-    "organization_id": ("organization",),
-    "solution_id": ("solution",),
-    "item_id": ("intel",),
-    "job_id": ("job",),
-    "key_id": ("api_key",),
-    "battlecard_id": ("battlecard",),
-    "tree_id": ("tree",),
-}
 
 HOOKS = textwrap.dedent(
     """

@@ -20,24 +20,10 @@ import pytest
 
 from ci_service.mcp.tools import list_tools
 from tests.resource_helpers import ok
-from tests.workspace_seed import seed_workspace
+from tests.workspace_seed import PATH_KINDS, seed_workspace
 
 pytest_plugins = ["tests.jobs_fixtures"]
 
-# Path parameter -> the kinds of B's ids to try in it.
-PATH_KINDS = {
-    "product_id": ("product",),
-    "offering_id": ("offering", "product", "competitor_offering"),
-    "competitor_id": ("competitor",),
-    "deal_id": ("deal",),
-    "organization_id": ("organization",),
-    "solution_id": ("solution",),
-    "item_id": ("intel",),
-    "job_id": ("job",),
-    "key_id": ("api_key",),
-    "battlecard_id": ("battlecard",),
-    "tree_id": ("tree",),
-}
 # Query parameters that take ids: name -> (kind, comma-separated list?).
 QUERY_ID_KINDS = {
     "competitorId": ("competitor", False),

@@ -155,3 +155,19 @@ def seed_workspace(api, tag: str, runner=None) -> Seeded:
     seeded.key = key["key"]
     names.append(f"{tag}Key")
     return seeded
+
+
+# Path parameter name -> the kinds of seeded id it takes (fuzz and isolation tests).
+PATH_KINDS = {
+    "product_id": ("product",),
+    "offering_id": ("offering", "product", "competitor_offering"),
+    "competitor_id": ("competitor",),
+    "deal_id": ("deal",),
+    "organization_id": ("organization",),
+    "solution_id": ("solution",),
+    "item_id": ("intel",),
+    "job_id": ("job",),
+    "key_id": ("api_key",),
+    "battlecard_id": ("battlecard",),
+    "tree_id": ("tree",),
+}
