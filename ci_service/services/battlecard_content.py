@@ -141,34 +141,25 @@ def generate_content(
     wins.sort(key=lambda c: -len(ev(c["evidenceIds"])))
     losses.sort(key=lambda c: -len(ev(c["evidenceIds"])))
 
-    why_win = [
-        {
-            "title": f"{c['categoryName']}: {product.name} is stronger",
-            "description": "; ".join(c["summary"][:3]),
-            "evidenceIds": ev(c["evidenceIds"]),
-        }
-        for c in wins
-    ]
-    for weakness in competitor.company_weaknesses or []:
-        ids = ev(find_evidence(weakness, intel))
-        if ids:
-            why_win.append(
-                {"title": f"{name} weakness", "description": weakness, "evidenceIds": ids}
-            )
-    why_lose = [
-        {
-            "title": f"{c['categoryName']}: {name} is stronger",
-            "description": "; ".join(c["summary"][:3]),
-            "evidenceIds": ev(c["evidenceIds"]),
-        }
-        for c in losses
-    ]
-    for strength in competitor.company_strengths or []:
-        ids = ev(find_evidence(strength, intel))
-        if ids:
-            why_lose.append(
-                {"title": f"{name} strength", "description": strength, "evidenceIds": ids}
-            )
+    def reasons(matched: list[dict], stronger: str, traits: list[str], trait: str) -> list:
+        """The ``matched`` cells, then the competitor's listed ``traits`` that some intel
+        supports: the items of whyWeWin or whyWeLose."""
+        items = [
+            {
+                "title": f"{c['categoryName']}: {stronger} is stronger",
+                "description": "; ".join(c["summary"][:3]),
+                "evidenceIds": ev(c["evidenceIds"]),
+            }
+            for c in matched
+        ]
+        for text in traits or []:
+            ids = ev(find_evidence(text, intel))
+            if ids:
+                items.append({"title": f"{name} {trait}", "description": text, "evidenceIds": ids})
+        return items
+
+    why_win = reasons(wins, product.name, competitor.company_weaknesses, "weakness")
+    why_lose = reasons(losses, name, competitor.company_strengths, "strength")
 
     objections = []
     for argument, count in _lost_arguments(workspace_id, competitor.id):
