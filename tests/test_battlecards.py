@@ -98,29 +98,47 @@ def test_generate_needs_write_and_editor(make_api):
     ok(viewer.get("/api/battlecards"))
 
 
+def _quotes_resolve(item, evidence):
+    """Every cited sentence is in the content of the evidence item it names."""
+    assert item["evidenceIds"] and item["quotes"], item
+    for quote in item["quotes"]:
+        assert quote["evidenceId"] in item["evidenceIds"]
+        assert quote["quote"] in evidence[quote["evidenceId"]]["content"]
+        assert "#:~:text=" in quote["url"]
+
+
 def test_attack_card_content_traces_to_evidence(rival, runner):
     api, product, competitor, pages = rival
     body = generated(api, runner, competitor["id"], product["id"], "ATTACK")
     card, evidence = body["battlecard"], body["evidence"]
     content = card["content"]
     assert card["status"] == "READY" and card["mode"] == "ATTACK"
+    # A compared fact: our feature, their own sentence saying they lack it.
     win = content["whyWeWin"][0]
-    assert win["title"] == "Security & Compliance: Acme Cloud is stronger"
+    assert win["title"] == "Acme Cloud has Single sign-on; Rival does not"
     assert win["evidenceIds"] == [pages["security"]]
-    assert content["whyWeLose"][0]["title"] == "Analytics & Reporting: Rival is stronger"
-    assert content["whyWeLose"][0]["evidenceIds"] == [pages["analytics"]]
+    assert win["quotes"][0]["quote"] == "Rival does not support SAML single sign-on."
+    # Their listed strength, backed by the sentence of their site that bears it out.
+    lose = content["whyWeLose"][0]
+    assert lose["title"] == "Rival strength: Strong analytics dashboards"
+    assert lose["evidenceIds"] == [pages["analytics"]]
     objections = [o["objection"] for o in content["objections"]]
     assert objections[0].startswith("Better analytics dashboards (reason in 1 lost deal")
     assert any(o.startswith('Rival says: "The most powerful') for o in objections)
-    assert all(set(o) == {"objection", "response", "evidenceIds"} for o in content["objections"])
-    assert all(set(t) == {"title", "description", "evidenceIds"} for t in content["talkingPoints"])
-    assert content["talkingPoints"][0]["title"] == "Enterprise-grade security with SSO included"
-    assert content["killShot"].startswith("Acme Cloud beats Rival on Security & Compliance")
-    assert content["landmines"][0].startswith("Ask Rival to demonstrate security & compliance")
-    assert "$49 per user per month" in content["pricingWedge"]
-    assert content["pricingEvidenceIds"] == [pages["pricing"]]
+    # Nothing of ours answers analytics: the response says it pivots, not that it answers.
+    assert content["objections"][0]["response"].startswith("Acknowledge it, then pivot:")
+    assert content["talkingPoints"][0]["title"] == (
+        "Lead with: Acme Cloud has Single sign-on; Rival does not"
+    )
+    assert content["killShot"] == win["description"]
+    assert content["killShotQuotes"] == win["quotes"][:1]
+    assert content["landmines"][0] == "Ask Rival to show this live: Single sign-on."
+    # No pricing fact was read from a pricing page: no wedge rather than a made-up one.
+    assert content["pricingWedge"] == "" and content["pricingEvidenceIds"] == []
     assert content["profile"]["competitor"]["employeeCount"] == "51-200"
-    # every evidence id of every item resolves through includeEvidence=true
+    for key in ("whyWeWin", "whyWeLose", "objections", "talkingPoints"):
+        for item in content[key]:
+            _quotes_resolve(item, evidence)
     item_ids = {
         i
         for key in ("whyWeWin", "whyWeLose", "objections", "talkingPoints")
@@ -130,14 +148,13 @@ def test_attack_card_content_traces_to_evidence(rival, runner):
     assert item_ids and item_ids <= set(card["evidenceIds"]) == set(evidence)
     assert set(evidence) <= set(pages.values())
     record = evidence[pages["security"]]
-    assert record == {
+    assert {k: record[k] for k in ("id", "sourceType", "url", "title")} == {
         "id": pages["security"],
-        "content": record["content"],
         "sourceType": "WEB_PAGE",
         "url": "https://rival.example/security",
         "title": "Rival Security",
-        "credibilityScore": record["credibilityScore"],
     }
+    assert record["quote"] == "Rival does not support SAML single sign-on."
     assert "does not support SAML" in record["content"]
     detail = ok(api.get(f"/api/competitors/{competitor['id']}"))["competitor"]
     assert "lastBattlecardAt" in detail
@@ -149,10 +166,11 @@ def test_defense_differs_and_regenerating_replaces(rival, runner):
     defense = generated(api, runner, competitor["id"], product["id"], "DEFENSE")["battlecard"]
     assert defense["id"] == attack["id"] and defense["mode"] == "DEFENSE"
     a, d = attack["content"], defense["content"]
-    assert d["killShot"].startswith('When Rival says "The most powerful analytics platform"')
+    # DEFENSE leads with their strongest point and our answer to it.
+    assert d["killShot"].startswith("When Rival leads with strong analytics dashboards, answer:")
     assert d["killShot"] != a["killShot"] and d["landmines"] != a["landmines"]
-    assert d["landmines"][0].startswith("Rival will push analytics & reporting")
-    assert d["talkingPoints"][0]["title"].startswith('Answer: Rival says: "The most powerful')
+    assert d["landmines"][0].startswith("Rival will push this: Strong analytics dashboards")
+    assert d["talkingPoints"][0]["title"] == "Answer: Rival strength: Strong analytics dashboards"
     assert d["objections"][0]["objection"].startswith("Rival says:")
     assert a["objections"][0]["objection"].startswith("Better analytics dashboards")
     listed = ok(api.get("/api/battlecards"))["battlecards"]
@@ -234,3 +252,75 @@ def test_generation_without_a_mode_keeps_the_cards_mode(rival, runner):
     runner.run_until_idle()
     with connection():
         assert battlecards.get_battlecard(api.workspace_id, card.id).mode == "DEFENSE"
+
+
+@pytest.mark.parametrize(
+    ("name", "slogan"),
+    [
+        ("Easy to Use", True),
+        ("Fast & Secure", True),
+        ("Powerful", True),
+        ("Lifetime Maintenance", False),
+        ("SAML single sign-on", False),
+        ("Secure bootloader", False),
+    ],
+)
+def test_praise_alone_is_not_a_feature_to_argue_from(name, slogan):
+    from ci_service.services.battlecard_facts import is_slogan
+
+    assert is_slogan(name) is slogan
+
+
+def test_possessive_of_names_ending_in_s():
+    from ci_service.services.battlecard_facts import possessive
+
+    assert possessive("Acme Apps") == "Acme Apps'" and possessive("Rival") == "Rival's"
+
+
+def _fact_builder(their_features, our_features):
+    """A FactBuilder over plain records: one evidence page holding every cited line."""
+    from types import SimpleNamespace
+
+    from ci_service.services.battlecard_facts import FactBuilder
+
+    page = SimpleNamespace(
+        id="ev-1",
+        url="https://rival.example/x",
+        content="\n".join(f["name"] for f in their_features),
+        source_type="WEB_PAGE",
+        title="Rival",
+        published_at=None,
+    )
+
+    def cited(feature):
+        quote = {"evidenceId": "ev-1", "quote": feature["name"], "url": page.url}
+        return {**feature, "evidenceIds": ["ev-1"], "quotes": [quote]}
+
+    features = [cited(f) for f in their_features]
+    offerings = [
+        SimpleNamespace(name=f"Rival {n}", features=features, capabilities=[], pricing=[])
+        for n in ("One", "Two")  # both products list the same features
+    ]
+    competitor = SimpleNamespace(name="Rival", company_profile={})
+    ours = SimpleNamespace(name="Acme", features=our_features, capabilities=[], pricing=[])
+    return FactBuilder(competitor, ours, offerings, None, [page]).build()
+
+
+def test_integrations_are_one_claim_and_shared_features_are_argued_once():
+    integrations = [
+        {"name": n, "description": "Integration"} for n in ("Slack", "Zapier", "MongoDB", "S3")
+    ]
+    theirs = [*integrations, {"name": "Audit trail", "description": "Every change kept"}]
+    theirs.append({"name": "Easy to Use", "description": "Anyone can build"})
+    facts = _fact_builder(theirs, [{"name": "Slack"}])
+    titles = [c.title for c in facts.losses]
+    assert "Rival lists 3 integrations and supported platforms" in titles  # Slack is ours too
+    assert titles.count("Rival offers Audit trail") == 1
+    assert not any("Easy to Use" in t or "offers Zapier" in t for t in titles)
+    claim = next(c for c in facts.losses if c.topic == "integrations")
+    assert "Zapier, MongoDB, S3" in claim.description and claim.citations
+
+
+def test_fewer_than_three_integrations_make_no_claim():
+    facts = _fact_builder([{"name": "Slack", "description": "Integration"}], [])
+    assert not facts.losses

@@ -61,6 +61,7 @@ TOOL_ARGS = {
     "description": lambda b: "Hijack",
     "includeOurOffering": lambda b: True,
     "limit": lambda b: 10,
+    "mode": lambda b: "DEFENSE",
 }
 
 PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"

@@ -190,8 +190,11 @@ def test_filters_competitor_ids_and_product_relevance(make_api):
     )["competitor"]
     anywhere = make_competitor(api, name="Anywhere", url="https://any.example")["competitor"]
     body = ok(api.get(f"/api/matrix?productId={product['id']}"))
-    # relevant: named in relevantProductIds, or competing with every product (empty list)
-    assert [c["id"] for c in body["competitors"]] == [rival["id"], anywhere["id"]]
+    # as GET /api/competitors?productId=: only those whose relevantProductIds name it
+    # (Anywhere, with an empty list, is listed without productId only)
+    assert [c["id"] for c in body["competitors"]] == [rival["id"]]
+    listed = ok(api.get(f"/api/competitors?productId={product['id']}"))["competitors"]
+    assert [c["id"] for c in listed] == [rival["id"]]
     body = ok(api.get(f"/api/matrix?competitorIds={second['id']}, nope,{anywhere['id']}"))
     assert [c["id"] for c in body["competitors"]] == [second["id"], anywhere["id"]]
     foreign = make_competitor(make_api(plan="PRO"), name="Foreign")["competitor"]

@@ -25,9 +25,11 @@ def test_product_create_defaults_and_generated_ids(api):
         "features",
         "categories",
         "capabilities",
+        "pricing",
         "createdAt",
         "createdByUserId",
     }
+    assert product["pricing"] == []
     assert product["workspaceId"] == api.workspace_id
     assert product["createdByUserId"] == api.user_id
     assert product["createdAt"].endswith("Z")

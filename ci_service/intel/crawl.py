@@ -14,13 +14,16 @@ refused (sitemaps never need one), which rules out entity-expansion tricks.
 
 from __future__ import annotations
 
+import hashlib
+import heapq
+import itertools
 import posixpath
 import re
 import zlib
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from urllib.parse import urljoin, urlsplit, urlunsplit
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 from xml.etree import ElementTree
 
 from ci_service.intel.errors import BlockedUrl, FetchError, RobotsDisallowed
@@ -28,6 +31,7 @@ from ci_service.intel.extract import Page, extract_html
 from ci_service.intel.fetch import REDIRECT_STATUSES, Fetcher, FetchResult
 
 MAX_SITEMAP_FILES = 10
+FETCHES_PER_PAGE = 2  # fetch attempts (pages, errors, duplicates) per page of the cap
 MAX_SITEMAP_BYTES = 20 * 1024 * 1024
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 DOCUMENT_TYPES = frozenset(
@@ -46,7 +50,30 @@ ASSET_EXTENSIONS = frozenset(
 )
 FEED_PATH_ENDINGS = ("/feed", "/feed/", "/rss", "/rss/", "/atom", ".rss", ".atom")
 FEED_FILE_NAMES = frozenset({"rss.xml", "atom.xml", "feed.xml", "index.xml", "feed.rss"})
-PROBE_FEED_PATHS = ("/feed", "/rss.xml", "/atom.xml", "/feed.xml", "/blog/feed")
+PROBE_FEED_PATHS = ("/feed", "/rss.xml", "/atom.xml", "/feed.xml", "/index.xml", "/blog/feed")
+# Query parameters that only track a visit: the same page with or without them is one page.
+TRACKING_PARAMS = re.compile(
+    r"^(?:utm_\w+|gclid|gbraid|wbraid|fbclid|msclkid|dclid|yclid|mc_cid|mc_eid|_ga|_gl|_hsenc|"
+    r"_hsmi|hsctatracking|mkt_tok|ref|ref_src|referrer|source|trk|igshid|si|s_kwcid)$",
+    re.IGNORECASE,
+)
+_INDEX_FILE = re.compile(r"/(?:index|default)\.(?:html?|php|aspx?)$", re.IGNORECASE)
+# Crawl order (the page cap makes it matter): pages that say who the company is, what it
+# sells and at what price first; archives, tags and legal pages last.
+KEY_PAGE = re.compile(
+    r"\b(?:about|company|team|people|leadership|management|founders?|board|story|who-we-are|"
+    r"mission|pricing|plans?|prices?|products?|platform|solutions?|features?|contact|"
+    r"investors?|investment|funding|press|news|newsroom|media|customers?|partners?|"
+    r"integrations?|hardware|services?)\b",
+    re.IGNORECASE,
+)
+LOW_VALUE_PAGE = re.compile(
+    r"/(?:tags?|categories|category|authors?|archives?|page/\d+|privacy|terms|legal|cookies?|"
+    r"login|log-in|signin|sign-in|signup|sign-up|register|cart|checkout|account|search|"
+    r"thank-?you|wp-json)(?:/|$|[-_.])",
+    re.IGNORECASE,
+)
+RANK_START, RANK_KEY, RANK_NORMAL, RANK_LOW = 0, 1, 2, 3
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _SITEMAP_ACCEPT = "application/xml,text/xml;q=0.9,*/*;q=0.5"
 
@@ -120,9 +147,43 @@ def site_key(url: str) -> str:
     return host
 
 
-def _dedupe_key(url: str) -> str:
+def canonical_url(url: str) -> str:
+    """``url`` as one page is known by: no tracking parameters (the rest sorted), no
+    ``index.html``, no trailing slash except the root's. Used to tell pages apart, not to
+    fetch them (a server may need its own form)."""
     parts = urlsplit(url)
+    path = _INDEX_FILE.sub("/", parts.path or "/")
+    path = path.rstrip("/") or "/"
+    query = sorted(
+        (k, v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        if not TRACKING_PARAMS.match(k)
+    )
+    return urlunsplit((parts.scheme, parts.netloc, path, urlencode(query), ""))
+
+
+def _dedupe_key(url: str) -> str:
+    parts = urlsplit(canonical_url(url))
     return f"{site_key(url)}{parts.path}?{parts.query}"
+
+
+def crawl_rank(url: str, text: str = "") -> int:
+    """Where a link goes in the crawl order: key pages, then the rest, then low-value ones."""
+    path = urlsplit(url).path
+    if LOW_VALUE_PAGE.search(path) or urlsplit(url).query:
+        return RANK_LOW
+    segments = [s for s in path.split("/") if s]
+    if len(segments) <= 2 and (KEY_PAGE.search(" ".join(segments)) or KEY_PAGE.search(text)):
+        return RANK_KEY
+    return RANK_NORMAL
+
+
+def _content_key(page: Page) -> str | None:
+    """A fingerprint of a page's text; None for pages too short to call duplicates."""
+    text = " ".join(page.text.split())
+    if len(text) < 200:
+        return None
+    return hashlib.sha256(text.casefold().encode("utf-8")).hexdigest()
 
 
 def _extension(url: str) -> str:
@@ -218,9 +279,14 @@ def read_sitemaps(
 # -- crawl ----------------------------------------------------------------------------------
 
 
-def _probe_feeds(fetcher: Fetcher, origin: str, found: list[str]) -> None:
+def probe_feed_paths(fetcher: Fetcher, origin: str, skip: list[str] | None = None) -> list[str]:
+    """Feeds at the usual paths of ``origin``'s site (``/feed``, ``/index.xml`` ...) that
+    answer with RSS or Atom; URLs in ``skip`` (already tried) are not fetched again."""
+    found: list[str] = []
     for path in PROBE_FEED_PATHS:
         url = urljoin(origin, path)
+        if url in (skip or []):
+            continue
         try:
             result = fetcher.get(url, accept="application/rss+xml,application/atom+xml,*/*;q=0.5")
         except FetchError:
@@ -228,6 +294,7 @@ def _probe_feeds(fetcher: Fetcher, origin: str, found: list[str]) -> None:
         head = result.content[:2048].lower()
         if result.ok and (b"<rss" in head or b"<feed" in head or b"<rdf:rdf" in head):
             _add(found, result.url)
+    return found
 
 
 class _Crawl:
@@ -236,13 +303,17 @@ class _Crawl:
     def __init__(self, fetcher: Fetcher, start: str, max_depth: int, max_sitemap_urls: int):
         self.fetcher = fetcher
         self.result = CrawlResult(start_url=start)
-        self.queue: deque[tuple[str, int]] = deque([(start, 0)])
+        self.order = itertools.count()
+        # (rank, depth, order, url): key pages first, then breadth-first within a rank.
+        self.queue: list[tuple[int, int, int, str]] = [(RANK_START, 0, next(self.order), start)]
         self.seen = {_dedupe_key(start)}
+        self.visited: dict[str, str] = {}  # dedupe key of a stored page -> its URL
+        self.contents: dict[str, str] = {}  # text fingerprint -> URL of the page holding it
         self.site = site_key(start)
         self.max_depth = max_depth
         self.max_sitemap_urls = max_sitemap_urls
 
-    def enqueue(self, url: str, depth: int) -> None:
+    def enqueue(self, url: str, depth: int, text: str = "") -> None:
         target = normalize_url(url)
         if target is None or site_key(target) != self.site:
             return
@@ -255,7 +326,32 @@ class _Crawl:
             return
         elif _dedupe_key(target) not in self.seen:
             self.seen.add(_dedupe_key(target))
-            self.queue.append((target, depth))
+            rank = crawl_rank(target, text)
+            heapq.heappush(self.queue, (rank, depth, next(self.order), target))
+
+    def pop(self) -> tuple[str, int]:
+        _rank, depth, _order, url = heapq.heappop(self.queue)
+        return url, depth
+
+    def duplicate_of(self, url: str, page: Page) -> str | None:
+        """The stored page this one repeats (same canonical URL or same text), else None;
+        records it as stored otherwise."""
+        keys = [_dedupe_key(url)]
+        canonical = normalize_url(page.canonical) if page.canonical else None
+        if canonical and site_key(canonical) == self.site:
+            keys.append(_dedupe_key(canonical))
+        for key in keys:
+            if key in self.visited:
+                return self.visited[key]
+        content = _content_key(page)
+        if content is not None and content in self.contents:
+            return self.contents[content]
+        for key in keys:
+            self.visited[key] = url
+            self.seen.add(key)
+        if content is not None:
+            self.contents[content] = url
+        return None
 
     def visit(self, url: str, depth: int) -> CrawledPage | None:
         crawl = self.result
@@ -294,7 +390,14 @@ class _Crawl:
             for feed in page.feeds:
                 _add(crawl.feeds, feed)
             for link in page.links:
-                self.enqueue(link.url, depth + 1)
+                self.enqueue(link.url, depth + 1, link.text)
+            original = self.duplicate_of(final, page)
+            if original is not None:
+                crawl.skipped.append((url, f"duplicate of {original}"))
+                return None
+            canonical = normalize_url(page.canonical) if page.canonical else None
+            if canonical and site_key(canonical) == self.site and depth > 0:
+                final = canonical  # the site's own name for the page: one page, one source
             return CrawledPage(final, depth, result, page)
         return None
 
@@ -323,7 +426,14 @@ def crawl_site(
 ) -> CrawlResult:
     """Crawl ``start_url``'s site breadth-first, up to ``max_pages`` HTML pages.
 
-    Order: the start page, the links it has, then the sitemap's URLs, then deeper links.
+    Order: the start page, then key pages (about, company, team, pricing, products,
+    contact, investors, press ... by path or link text, at most two segments deep), then
+    the rest breadth-first (links and the sitemap's URLs), then low-value pages (tags,
+    categories, archives, legal, sign-in, any URL with a query). A page already stored under
+    another URL (same canonical URL: ``rel=canonical``, tracking parameters, trailing slash,
+    ``index.html``; or the same text) is skipped as a duplicate. At most ``2 * max_pages + 10``
+    fetches are made, failed ones included. ``probe_feeds`` tries the
+    usual feed paths when no page named a feed.
     Raises :class:`BlockedUrl` when the start page itself is refused by the SSRF guard (the
     job should fail with that message); every other failure is recorded in ``errors`` or
     ``skipped`` and the crawl goes on. ``should_cancel`` is checked before each fetch; a
@@ -335,11 +445,16 @@ def crawl_site(
     state = _Crawl(fetcher, start, max_depth, max_sitemap_urls)
     crawl = state.result
     sitemaps_pending = use_sitemaps
-    while state.queue and len(crawl.pages) < max_pages:
+    attempts = 0
+    # Broken links everywhere (a menu of 404s) must not turn a 50-page crawl into hundreds
+    # of polite, delayed fetches: fetches are capped, successful or not.
+    max_attempts = max_pages * FETCHES_PER_PAGE + 10
+    while state.queue and len(crawl.pages) < max_pages and attempts < max_attempts:
         if should_cancel is not None and should_cancel():
             crawl.cancelled = True
             break
-        url, depth = state.queue.popleft()
+        attempts += 1
+        url, depth = state.pop()
         visited = state.visit(url, depth)
         if visited is not None:
             crawl.pages.append(visited)
@@ -348,19 +463,22 @@ def crawl_site(
         if sitemaps_pending:
             sitemaps_pending = False
             state.read_sitemaps()
-    if probe_feeds and not crawl.cancelled:
-        _probe_feeds(fetcher, normalize_url("/", start) or start, crawl.feeds)
+    if probe_feeds and not crawl.feeds and not crawl.cancelled:
+        crawl.feeds.extend(probe_feed_paths(fetcher, normalize_url("/", start) or start))
     return crawl
 
 
 __all__ = [
     "CrawlResult",
     "CrawledPage",
+    "canonical_url",
+    "crawl_rank",
     "crawl_site",
     "discover_sitemaps",
     "looks_like_feed_url",
     "normalize_url",
     "parse_sitemap",
+    "probe_feed_paths",
     "read_sitemaps",
     "site_key",
 ]

@@ -17,14 +17,40 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
+from ci_service.intel.boilerplate import drop_page_boilerplate, section_text
 from ci_service.intel.errors import ExtractionError
 from ci_service.intel.feeds import FeedEntry, parse_feed
 from ci_service.intel.jsonld import parse_json_ld
 
 MAX_HTML_CHARS = 5_000_000
+MAX_KEPT_HTML = 2_000_000
 MAX_PDF_PAGES = 500
 MAX_DOCX_UNCOMPRESSED = 100 * 1024 * 1024
 FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml", "application/feed+json"})
+# trafilatura's main content is used unless it leaves out more than this share of the lines
+# the page shows outside its chrome.
+MISSING_LINES_SHARE = 0.25
+_CHROME_TOKENS = (
+    "nav navbar navigation menu menubar footer site-footer cookie cookies consent gdpr "
+    "breadcrumb breadcrumbs sidebar modal popup offcanvas skip-link"
+).split()
+_CHROME_XPATH = (
+    "//nav | //footer | //aside | //dialog | //noscript | //template"
+    " | //*[@role='navigation' or @role='contentinfo' or @role='search' or @role='dialog'"
+    " or @role='menu' or @role='menubar' or @aria-hidden='true']"
+    " | //*["
+    + " or ".join(
+        f"contains(concat(' ', translate(normalize-space(@class), '_', '-'), ' '), ' {t} ')"
+        f" or translate(@id, '_', '-')='{t}'"
+        for t in _CHROME_TOKENS
+    )
+    + "]"
+)
+_PRICE = re.compile(
+    r"[$€£¥₹]\s?\d|\d\s?[$€£]|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|INR)\s?\d|\d\s?(?:USD|EUR|GBP)\b",
+    re.IGNORECASE,
+)
+_NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 _SKIP_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "sms:", "ftp:")
 _SPACE = re.compile(r"[ \t\r\f\v\u00a0]+")
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
@@ -61,6 +87,12 @@ class Page:
     feeds: list[str] = field(default_factory=list)
     json_ld: list[dict[str, Any]] = field(default_factory=list)
     sections: list[Section] = field(default_factory=list)
+    # ``<link rel="canonical">`` made absolute ("" when absent): the crawl's identity of the
+    # page, so a page reached under several URLs is one source.
+    canonical: str = ""
+    # The markup as decoded text (capped), for extractors that read the page's structure
+    # (cards, tables, definition lists) rather than its main text.
+    html: str = ""
 
 
 @dataclass
@@ -130,6 +162,31 @@ def _links(doc: Any, base: str) -> tuple[list[Link], list[str]]:
             if url not in feeds:
                 feeds.append(url)
     return list(links.values()), feeds
+
+
+def _canonical(doc: Any, base: str) -> str:
+    for link in doc.iter("link"):
+        rel = (link.get("rel") or "").lower().split()
+        href = (link.get("href") or "").strip()
+        if "canonical" in rel and href:
+            url = urldefrag(urljoin(base, href))[0]
+            return url if url.startswith(("http://", "https://")) else ""
+    return ""
+
+
+_META_CHARSET = re.compile(rb"""<meta[^>]{0,200}?charset\s*=\s*["']?([\w.:-]+)""", re.IGNORECASE)
+
+
+def _decoded(html: str | bytes) -> str:
+    """``html`` as text: bytes by their ``<meta charset>`` (UTF-8 when absent or unknown)."""
+    if isinstance(html, str):
+        return html[:MAX_KEPT_HTML]
+    match = _META_CHARSET.search(html[:4096])
+    encoding = match.group(1).decode("ascii", "replace") if match else "utf-8"
+    try:
+        return html[:MAX_KEPT_HTML].decode(encoding, errors="replace")
+    except LookupError:
+        return html[:MAX_KEPT_HTML].decode("utf-8", errors="replace")
 
 
 def _block_text(element: Any) -> str:
@@ -218,6 +275,8 @@ def extract_html(html: str | bytes, url: str) -> Page:
     base_href = next(iter(doc.xpath("//base/@href")), "")
     base = urljoin(url, base_href.strip()) if base_href else url
     page.links, page.feeds = _links(doc, base)
+    page.canonical = _canonical(doc, base)
+    page.html = _decoded(html)
     page.json_ld = parse_json_ld(
         script.text_content()
         for script in doc.iter("script")
@@ -225,6 +284,64 @@ def extract_html(html: str | bytes, url: str) -> Page:
     )
     if not page.title:
         page.title = next((_one_line(h.text_content()) for h in doc.iter("h1")), "")
+    link_texts = [link.text for link in page.links]
+    # Both candidates are compared after their boilerplate is dropped: trafilatura may
+    # merge a menu and the content into one line that the navigation rule then removes.
+    sections = drop_page_boilerplate(_main_sections(html, url, page.title), link_texts)
+    visible = drop_page_boilerplate(
+        _sections_from_tree(_without_chrome(doc), page.title), link_texts
+    )
+    # trafilatura keeps the main content but drops short blocks real sites put facts in
+    # (pricing cards' "<h5>$6 / month</h5>", "Name / Title" team cards): when it left out
+    # more than a quarter of the lines the page shows outside its navigation, footer and
+    # sidebars, or left out a line stating a price, the page's visible text wins.
+    if _missing_share(sections, visible) > MISSING_LINES_SHARE:
+        sections = visible
+    page.sections = sections
+    page.text = section_text(page.sections)
+    return page
+
+
+def _missing_share(main: list[Section], visible: list[Section]) -> float:
+    """The share of ``visible``'s lines that ``main`` does not hold (1.0 when main is empty)."""
+    if not main:
+        return 1.0
+    held = " ".join(_one_line(f"{s.heading} {s.text}") for s in main).casefold()
+    lines = [
+        _one_line(line).casefold()
+        for s in visible
+        for line in (s.heading, *s.text.splitlines())
+        if line.strip()
+    ]
+    if not lines:
+        return 0.0
+    missing = [line for line in lines if line not in held]
+    if any(_PRICE.search(line) for line in missing):
+        return 1.0
+    return len(missing) / len(lines)
+
+
+def _without_chrome(doc: Any) -> Any:
+    """A copy of ``doc`` without navigation, footers, sidebars, banners and dialogs."""
+    import copy
+
+    tree = copy.deepcopy(doc)
+    for element in tree.xpath(_CHROME_XPATH):
+        if element.getparent() is not None:
+            element.drop_tree()  # keeps the tail: text after the element is its parent's
+    for row in tree.iter("tr"):
+        # One line per table row, its cells apart, as trafilatura writes tables.
+        cells = [_one_line(cell.text_content()) for cell in row if cell.tag in ("td", "th")]
+        if cells:
+            for child in list(row):
+                row.remove(child)
+            # lxml refuses control characters in text it is given (the page had them).
+            row.text = _NOT_XML.sub(" ", " | ".join(cells))
+    return tree
+
+
+def _main_sections(html: str | bytes, url: str, title: str) -> list[Section]:
+    """The main content's sections as trafilatura finds it ([] when it finds none)."""
     try:
         import trafilatura
 
@@ -237,16 +354,9 @@ def extract_html(html: str | bytes, url: str) -> Page:
             include_comments=False,
             favor_recall=True,
         )
-        sections = _sections_from_trafilatura(xml, page.title) if xml else []
+        return _sections_from_trafilatura(xml, title) if xml else []
     except Exception:  # trafilatura is heuristic; a failure there must not lose the page
-        sections = []
-    if not sections:
-        sections = _sections_from_tree(doc, page.title)
-    page.sections = sections
-    page.text = "\n\n".join(
-        "\n".join(part for part in (s.heading if s.level else "", s.text) if part) for s in sections
-    ).strip()
-    return page
+        return []
 
 
 # -- PDF and DOCX ---------------------------------------------------------------------------

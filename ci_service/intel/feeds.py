@@ -12,6 +12,7 @@ from typing import Any
 from urllib.parse import urljoin
 
 from ci_service.intel.errors import ExtractionError
+from ci_service.timeutil import plausible_web_date
 
 MAX_FEED_ENTRIES = 500
 
@@ -47,12 +48,34 @@ def _html_to_text(fragment: str) -> str:
 
 def _when(entry: Any) -> datetime | None:
     for key in ("published_parsed", "updated_parsed", "created_parsed"):
-        value = entry.get(key)
+        # dict.get, not entry.get: feedparser maps a missing "updated_parsed" to
+        # "published_parsed" with a DeprecationWarning; the raw keys are what the feed said.
+        value = dict.get(entry, key)
         if value:
             try:
-                return datetime(*value[:6], tzinfo=UTC)
+                when = datetime(*value[:6], tzinfo=UTC)
             except (TypeError, ValueError):
                 continue
+            # Year 1 or 9999 is how some feed generators say "no date": unknown, not stored.
+            return plausible_web_date(when)
+    for key in ("published", "updated", "created"):
+        # feedparser gives up on dates without a timezone; naive ones are taken as UTC.
+        if when := _raw_date(dict.get(entry, key)):
+            return plausible_web_date(when)
+    return None
+
+
+def _raw_date(text: Any) -> datetime | None:
+    from email.utils import parsedate_to_datetime
+
+    if not isinstance(text, str) or not text.strip():
+        return None
+    for parse in (parsedate_to_datetime, datetime.fromisoformat):
+        try:
+            when = parse(text.strip().replace("Z", "+00:00"))
+        except (TypeError, ValueError, IndexError, OverflowError):
+            continue
+        return when.replace(tzinfo=UTC) if when.tzinfo is None else when
     return None
 
 

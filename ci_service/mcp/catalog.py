@@ -231,17 +231,33 @@ def get_matrix(context, args):
 @tool(
     "generate_battlecard",
     "(Re)generate the battlecard for a competitor against one of our offerings "
-    "(asynchronous). Returns the job (id, status, progress) and the battlecard id; poll "
-    "get_battlecard or the job until it completes.",
-    properties={"competitorId": ID, "offeringId": ID},
+    "(asynchronous), in mode ATTACK or DEFENSE (without mode: the card's current mode, "
+    "ATTACK for a new card). Returns the job (id, status, progress), the battlecard id and "
+    "the mode being generated; poll get_battlecard or the job until it completes.",
+    properties={
+        "competitorId": ID,
+        "offeringId": ID,
+        "mode": {"type": "string", "enum": list(battlecards.BATTLECARD_MODES)},
+    },
     required=("competitorId", "offeringId"),
     access=WRITE,
 )
 def generate_battlecard(context, args):
-    card, job = battlecards.start_generation_default_mode(
-        context.workspace_id, args["competitorId"], args["offeringId"]
-    )
-    return {"jobId": job.id, "battlecardId": card.id, **jobs.job_to_dict(job)}
+    if "mode" in args:
+        card, job = battlecards.start_generation(
+            context.workspace_id, args["competitorId"], args["offeringId"], args["mode"]
+        )
+    else:
+        card, job = battlecards.start_generation_default_mode(
+            context.workspace_id, args["competitorId"], args["offeringId"]
+        )
+    # ``mode``: the card's (the requested one); a shared job's metadata may name another.
+    return {
+        "jobId": job.id,
+        "battlecardId": card.id,
+        **jobs.job_to_dict(job),
+        "mode": battlecards.shown_mode(card),
+    }
 
 
 @tool(

@@ -6,10 +6,10 @@ analysis module):
 1. collect, "Collecting Intel": crawl the competitor's site (robots.txt, sitemaps, up to
    ``crawl_max_pages`` pages), its feeds and its PDF/DOCX files.
 2. ingest, "Processing Intel": evidence items, the competitor's knowledge tree and graph
-   nodes; the newsFeed of its profile; and, on a first run (``isFirstRun`` true, or a
-   competitor without a profile or products yet), the work of discover-profile,
-   discover-products and analyze-product-capabilities in that order, on the same crawl,
-   so the matrix and battlecard builders that follow find products and capabilities.
+   nodes (documents, people, news); then, on every collect, the structured facts
+   (``pipeline.facts.learn_competitor``: profile, products, pricing with price changes,
+   grounded LLM facts when configured, capabilities), on the same crawl, so the matrix
+   and battlecard builders that follow find them.
 
 The standalone ``discover-profile``, ``discover-products`` and
 ``analyze-product-capabilities`` jobs run the same functions on a fresh crawl.
@@ -98,43 +98,24 @@ def collect_step(ctx: JobContext) -> None:
     ctx.progress(1.0, _summary(snapshot))
 
 
-def _is_first_run(ctx: JobContext, competitor: Any) -> bool:
-    from ci_service.pipeline.products import competitor_offerings
-
-    if ctx.payload.get("isFirstRun") or ctx.metadata.get("isFirstRun"):
-        return True
-    profile = competitor.company_profile or {}
-    has_profile = any(profile.get(k) for k in ("yearFounded", "headquarters", "employeeCount"))
-    return not has_profile or not competitor_offerings(ctx.workspace_id, competitor.id)
-
-
 def ingest_step(ctx: JobContext) -> None:
-    from ci_service.pipeline import capabilities, products, profile
+    from ci_service.pipeline.facts import learn_competitor
     from ci_service.pipeline.ingest import ingest_snapshot
 
     snapshot = _site(ctx)
     competitor = _competitor(ctx)
-    first_run = _is_first_run(ctx, competitor)
-    upto = 0.6 if first_run else 0.9
-    ingest_snapshot(_target(ctx), snapshot, tick=_tick(ctx, 0.0, upto))
+    result = ingest_snapshot(_target(ctx), snapshot, tick=_tick(ctx, 0.0, 0.6))
     ctx.check_cancelled()
-    existing = competitor.company_profile or {}
-    if first_run:
-        ctx.progress(0.65, "Discovering the company profile")
-        profile.save_competitor_profile(
-            ctx.workspace_id, competitor.id, profile.extract_profile(snapshot, existing)
-        )
-        ctx.check_cancelled()
-        ctx.progress(0.75, "Discovering products")
-        drafts = products.extract_products(snapshot)
-        products.save_products(ctx.workspace_id, competitor.id, drafts)
-        ctx.check_cancelled()
-        ctx.progress(0.85, "Mapping capabilities")
-        capabilities.analyze_competitor(ctx.workspace_id, competitor.id)
-    else:
-        feed = profile.news_feed(snapshot, existing.get("newsFeed"))
-        if feed:
-            profile.save_competitor_profile(ctx.workspace_id, competitor.id, {"newsFeed": feed})
+    # Every collect (not only the first) reads the structured facts again: the site is
+    # the source, and a price or product that changed must be seen as a change.
+    learn_competitor(
+        ctx.workspace_id,
+        competitor,
+        snapshot,
+        result["sources"],
+        progress=_tick(ctx, 0.6, 0.99),
+        check_cancelled=ctx.check_cancelled,
+    )
     ctx.progress(1.0, "Processed intel")
 
 
@@ -149,20 +130,33 @@ def profile_fetch(ctx: JobContext) -> None:
     ctx.progress(1.0, _summary(snapshot))
 
 
-def profile_extract(ctx: JobContext) -> None:
+def _profile(ctx: JobContext, snapshot: Any) -> dict[str, Any]:
+    from ci_service.pipeline.evidence import EvidenceMap
     from ci_service.pipeline.profile import extract_profile
 
+    # This job records no evidence: values are cited from the competitor's stored evidence
+    # (an earlier collect); with none stored yet they are kept without sources.
+    competitor = _competitor(ctx)
+    evidence = EvidenceMap.for_owner(ctx.workspace_id, competitor_id=ctx.competitor_id)
+    return extract_profile(
+        snapshot,
+        competitor.company_profile or {},
+        evidence if len(evidence) else None,
+        company_name=competitor.name,
+    )
+
+
+def profile_extract(ctx: JobContext) -> None:
     snapshot = _site(ctx, documents=False)
-    stash(ctx, "profile", extract_profile(snapshot, _competitor(ctx).company_profile or {}))
+    stash(ctx, "profile", _profile(ctx, snapshot))
 
 
 def profile_save(ctx: JobContext) -> None:
-    from ci_service.pipeline.profile import extract_profile, save_competitor_profile
+    from ci_service.pipeline.profile import save_competitor_profile
 
     found = take(ctx, "profile")
     if found is None:
-        snapshot = _site(ctx, documents=False)
-        found = extract_profile(snapshot, _competitor(ctx).company_profile or {})
+        found = _profile(ctx, _site(ctx, documents=False))
     save_competitor_profile(ctx.workspace_id, ctx.competitor_id, found)
     ctx.progress(1.0, f"Saved {len(found)} profile field(s)")
 
@@ -187,23 +181,26 @@ def products_extract(ctx: JobContext) -> None:
 
     snapshot = _site(ctx, _products_url(ctx), documents=False, feeds=False)
     stash(ctx, "site", snapshot)  # the save step records the product pages as evidence
-    drafts = extract_products(snapshot)
+    drafts = extract_products(snapshot, company_name=_competitor(ctx).name)
     stash(ctx, "products", drafts)
     ctx.progress(1.0, f"Found {len(drafts)} product(s)")
 
 
 def products_save(ctx: JobContext) -> None:
     from ci_service.pipeline.ingest import record_snapshot
-    from ci_service.pipeline.products import extract_products, is_product_page, save_products
+    from ci_service.pipeline.products import extract_products, product_page_urls, save_products
     from ci_service.pipeline.site import SiteSnapshot
 
     snapshot = _site(ctx, _products_url(ctx), documents=False, feeds=False)
     drafts = take(ctx, "products")
     if drafts is None:
-        drafts = extract_products(snapshot)
-    pages = [p for p in snapshot.pages if is_product_page(p)]
-    record_snapshot(_target(ctx), SiteSnapshot(snapshot.start_url, pages=pages))
-    rows = save_products(ctx.workspace_id, ctx.competitor_id, drafts)
+        drafts = extract_products(snapshot, company_name=_competitor(ctx).name)
+    # The pages the products and features were read from become evidence, so each
+    # feature keeps the id of the page and the sentence it came from.
+    urls = product_page_urls(drafts)
+    pages = [p for p in snapshot.pages if p.url in urls]
+    stats = record_snapshot(_target(ctx), SiteSnapshot(snapshot.start_url, pages=pages))
+    rows = save_products(ctx.workspace_id, ctx.competitor_id, drafts, stats.evidence)
     ctx.progress(1.0, f"Saved {len(rows)} product(s)")
 
 

@@ -18,11 +18,11 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ci_service.pipeline.evidence import EvidenceMap
 from ci_service.pipeline.site import SiteSnapshot
 
 log = logging.getLogger("ci_service.pipeline")
 
-PEOPLE_PAGE_WORDS = ("about", "team", "leadership", "management", "company", "people")
 MAX_NEWS_EVIDENCE = 50
 MAX_TREE_DOCUMENTS = 200
 
@@ -33,11 +33,15 @@ class IngestStats:
     changed: int = 0
     unchanged: int = 0
     item_ids: list[str] = field(default_factory=list)
+    # Source URL -> the evidence item that now holds it (new, changed or unchanged), so
+    # fact extractors can cite it (pipeline.evidence).
+    evidence: EvidenceMap = field(default_factory=EvidenceMap)
 
     def add(self, result: Any) -> None:
         setattr(self, result.status, getattr(self, result.status) + 1)
         if result.item is not None:
             self.item_ids.append(result.item.id)
+            self.evidence.add(result.item.url, result.item.id, result.item.content)
 
     def as_dict(self) -> dict[str, int]:
         return {"new": self.new, "changed": self.changed, "unchanged": self.unchanged}
@@ -104,13 +108,28 @@ def record_snapshot(
 
 
 def record_news(target: Target, snapshot: SiteSnapshot, stats: IngestStats) -> None:
-    """One NEWS item per feed entry: its title, summary and, when the crawl fetched the
-    article, the article's text."""
-    news = snapshot.news[:MAX_NEWS_EVIDENCE]
-    urls = {entry.url for entry in news if entry.url}
-    article_text = {p.url: p.text for p in snapshot.pages if p.url in urls}
+    """One NEWS item per news entry (``pipeline.news.news_entries``: feed entries, list-page
+    entries and article pages): its title, date, summary and, when the crawl fetched the
+    article, the article's text.
+
+    An entry whose URL this run already stored as a page (``stats.evidence``) is skipped:
+    a source is identified by its URL, so a second item of another type would make every
+    run a change. ``ingest_snapshot`` puts the page entries into ``snapshot.news`` first, so
+    ``record_snapshot`` leaves their pages to this function."""
+    from ci_service.pipeline.news import news_entries, url_key
+
+    news = news_entries(snapshot)[:MAX_NEWS_EVIDENCE]
+    article_text: dict[str, str] = {}
+    for page in snapshot.pages:
+        for url in (page.url, getattr(page, "canonical", "") or ""):
+            if url:
+                article_text.setdefault(url_key(url), page.text)
     for entry in news:
-        parts = (entry.title, entry.summary, article_text.get(entry.url, ""))
+        if entry.url and entry.url in stats.evidence:
+            continue
+        day = entry.published.date().isoformat() if entry.published else ""
+        text = article_text.get(url_key(entry.url), "") if entry.url else ""
+        parts = (entry.title, day, entry.summary if entry.summary not in text else "", text)
         _record(
             target,
             stats,
@@ -188,13 +207,58 @@ def rebuild_tree(target: Target, snapshot: SiteSnapshot) -> Any:
             documents = documents[: len(documents) // 2]  # too many nodes: keep the first half
 
 
-def _is_people_page(page: Any) -> bool:
-    where = f"{page.url} {page.title}".lower()
-    return any(word in where for word in PEOPLE_PAGE_WORDS)
+def _owner_evidence(target: Target) -> EvidenceMap:
+    """The owner's stored evidence, for a caller that has no record stats at hand."""
+    if target.kind == "competitor":
+        return EvidenceMap.for_owner(target.workspace_id, competitor_id=target.id)
+    if target.kind == "offering":
+        return EvidenceMap.for_owner(target.workspace_id, offering_id=target.id)
+    from ci_service.store.intel import IntelItem
+
+    mapping = EvidenceMap()
+    rows = IntelItem.select(IntelItem.id, IntelItem.url, IntelItem.content).where(
+        IntelItem.workspace == target.workspace_id,
+        IntelItem.type == "EVIDENCE",
+        IntelItem.scope == "organization",
+    )
+    for row in rows.order_by(IntelItem.seq):
+        mapping.add(row.url, row.id, row.content)
+    return mapping
 
 
-def link_graph(target: Target, snapshot: SiteSnapshot) -> dict[str, int]:
-    """DOCUMENT, MARKET_EVENT, PERSON and TOPIC nodes for the snapshot (upserts)."""
+def link_people(target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap) -> int:
+    """A PERSON node per person the snapshot names (``pipeline.people``), with properties
+    {title, founder, evidenceIds, quotes}. A person read from a page whose quote does not
+    resolve to stored evidence is dropped; one from JSON-LD or humans.txt is kept without
+    evidence."""
+    from ci_service.pipeline.people import snapshot_people
+    from ci_service.services import intel_graph
+    from ci_service.store.db import transaction
+
+    owner = intel_graph.Owner(target.kind, target.id)
+    linked = 0
+    with transaction():
+        for person in snapshot_people(snapshot):
+            cited = evidence.resolve(person.cite)
+            if cited is None and person.source == "page":
+                continue
+            properties: dict[str, Any] = {"title": person.title, "founder": person.founder}
+            if cited:
+                properties.update(evidenceIds=[cited["evidenceId"]], quotes=[cited])
+            intel_graph.link_person(
+                target.workspace_id, owner, person.name, person.title, properties
+            )
+            linked += 1
+    return linked
+
+
+def link_graph(
+    target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap | None = None
+) -> dict[str, int]:
+    """DOCUMENT, MARKET_EVENT, PERSON and TOPIC nodes for the snapshot (upserts).
+
+    ``evidence`` (the recorded snapshot's :class:`EvidenceMap`; the owner's stored evidence
+    when omitted) gives people and events their evidence ids and quotes."""
     from ci_service.services import intel_graph
     from ci_service.store.db import transaction
 
@@ -205,15 +269,13 @@ def link_graph(target: Target, snapshot: SiteSnapshot) -> dict[str, int]:
         with transaction():
             intel_graph.link_document(ws, owner, page.url, page.title)
             counts["documents"] += 1
-            if _is_people_page(page):
-                for name, role in intel_graph.extract_people(page.text, page.json_ld):
-                    intel_graph.link_person(ws, owner, name, role)
-                    counts["people"] += 1
     for document in snapshot.documents:
         with transaction():
             intel_graph.link_document(ws, owner, document.url, document.title)
             counts["documents"] += 1
-    counts["events"] = link_news(target, snapshot)
+    evidence = _owner_evidence(target) if evidence is None else evidence
+    counts["people"] = link_people(target, snapshot, evidence)
+    counts["events"] = link_news(target, snapshot, evidence)
     texts = [page.text for page in snapshot.pages] + [d.text for d in snapshot.documents]
     topics = intel_graph.extract_topics([t for t in texts if t.strip()])
     if topics:
@@ -222,18 +284,32 @@ def link_graph(target: Target, snapshot: SiteSnapshot) -> dict[str, int]:
     return counts
 
 
-def link_news(target: Target, snapshot: SiteSnapshot) -> int:
-    """A MARKET_EVENT per news entry (feed entries and news article pages)."""
-    from ci_service.pipeline.profile import news_entries
+def link_news(target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap | None = None) -> int:
+    """A MARKET_EVENT per news entry (feed entries, list-page entries and article pages),
+    dated, with properties {date, url} and, when ``evidence`` (the owner's stored evidence
+    when omitted) holds the entry's item, its evidenceIds and the quoted title."""
+    from ci_service.pipeline.evidence import Cite
+    from ci_service.pipeline.news import news_entries
     from ci_service.services import intel_graph
     from ci_service.store.db import transaction
 
     owner = intel_graph.Owner(target.kind, target.id)
     entries = news_entries(snapshot)[:MAX_NEWS_EVIDENCE]
+    evidence = _owner_evidence(target) if evidence is None else evidence
     for entry in entries:
+        day = entry.published.date().isoformat() if entry.published else None
+        properties: dict[str, Any] = {"date": day, "url": entry.url or None}
+        cited = evidence.resolve(Cite(entry.url, entry.title)) if entry.url else None
+        if cited:
+            properties.update(evidenceIds=[cited["evidenceId"]], quotes=[cited])
         with transaction():
             intel_graph.link_market_event(
-                target.workspace_id, owner, entry.title, entry.url or None, entry.published
+                target.workspace_id,
+                owner,
+                entry.title,
+                entry.url or None,
+                entry.published,
+                {k: v for k, v in properties.items() if v is not None},
             )
     return len(entries)
 
@@ -244,10 +320,17 @@ def ingest_snapshot(
     *,
     tick: Callable[[float, str], None] | None = None,
 ) -> dict[str, Any]:
-    """Evidence, tree and graph for one snapshot; returns counts for the job's log."""
+    """Evidence, tree and graph for one snapshot; returns counts for the job's log and,
+    as ``sources``, the :class:`EvidenceMap` of the recorded items (for fact extractors).
+
+    News found on the pages (list pages, dated articles) joins ``snapshot.news`` first, so
+    those article pages are stored once, as NEWS items, like the articles of a feed."""
+    from ci_service.pipeline.news import news_entries
+
+    snapshot.news = news_entries(snapshot)
     stats = record_snapshot(target, snapshot, tick=tick)
     rebuild_tree(target, snapshot)
-    graph_counts = link_graph(target, snapshot)
+    graph_counts = link_graph(target, snapshot, stats.evidence)
     log.info(
         "ingested %s %s: evidence %s, graph %s",
         target.kind,
@@ -255,4 +338,4 @@ def ingest_snapshot(
         stats.as_dict(),
         graph_counts,
     )
-    return {"evidence": stats.as_dict(), "graph": graph_counts}
+    return {"evidence": stats.as_dict(), "graph": graph_counts, "sources": stats.evidence}

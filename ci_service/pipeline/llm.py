@@ -43,6 +43,15 @@ class LLMProvider:
     def classify(self, text: str, labels: list[str]) -> list[str]:
         raise NotImplementedError
 
+    def extract_facts(self, text: str, *, company: str = "") -> list[dict] | None:
+        """Structured facts of a page, each with the ``quote`` that states it (see
+        ``pipeline/llm_facts.py``); None when this provider extracts none."""
+        return None
+
+    def rewrite(self, text: str, quotes: list[str]) -> str:
+        """``text`` as plain sales prose, saying nothing the quotes do not."""
+        return text
+
 
 class DeterministicProvider(LLMProvider):
     name = "deterministic"
@@ -183,6 +192,55 @@ class OpenAICompatProvider(LLMProvider):
         except Exception as exc:
             self._fallback("classify", exc)
             return self.fallback.classify(text, labels)
+
+    def extract_facts(self, text: str, *, company: str = "") -> list[dict] | None:
+        try:
+            data = self._chat(FACTS_PROMPT.replace("{company}", company or "the company"), text)
+            facts = data.get("facts")
+            if not isinstance(facts, list) or not all(isinstance(f, dict) for f in facts):
+                raise InvalidAnswer("facts is not a list of objects")
+            return facts[:MAX_FACTS]
+        except Exception as exc:
+            self._fallback("extract_facts", exc)
+            return None
+
+    def rewrite(self, text: str, quotes: list[str]) -> str:
+        try:
+            data = self._chat(
+                "You edit battlecard items for salespeople. Rewrite the item as one or two "
+                "plain sentences a salesperson would say out loud. Use only facts in the item "
+                "and the quotes; add no number, name or claim of your own. Answer with a "
+                'JSON object {"text": "..."}.',
+                json.dumps({"item": text, "quotes": quotes[:3]}, ensure_ascii=False),
+            )
+            prose = data.get("text")
+            if not isinstance(prose, str) or not prose.strip():
+                raise InvalidAnswer("text missing or empty")
+            prose = " ".join(_CONTROL.sub(" ", prose).split())
+            if len(prose) > max(2 * len(text), 300):
+                raise InvalidAnswer("text far too long")
+            source = " ".join([text, *quotes])
+            if any(number not in source for number in re.findall(r"\d[\d,.]*\d|\d", prose)):
+                raise InvalidAnswer("text states a number the item and quotes do not")
+            return prose
+        except Exception as exc:
+            self._fallback("rewrite", exc)
+            return text
+
+
+MAX_FACTS = 60
+FACTS_PROMPT = (
+    "You read one page of {company}'s website for a competitive intelligence database. "
+    'Answer with a JSON object {"facts": [...]}. Each fact is an object with "kind" and '
+    '"quote", where "quote" is the exact sentence of the page (copied verbatim, same '
+    "words and punctuation) that states the fact, plus the fields of its kind: "
+    'yearFounded {"year"}; headquarters {"value"}; employeeCount {"value"}; funding '
+    '{"round", "amount", "currency", "date", "investors"}; customer {"name"}; person '
+    '{"name", "title"}; product {"name", "description"}; feature {"product", "name", '
+    '"description"}; plan {"name", "price", "currency", "period", "unit", "onRequest"}. '
+    "Only facts the page states about {company}; no guesses, no marketing slogans, no "
+    "navigation or footer text. An empty list is a good answer for a page with no facts."
+)
 
 
 def get_provider(environ: Mapping[str, str] | None = None) -> LLMProvider:

@@ -6,10 +6,18 @@
   provider's summary of the best evidence), valueProps (lines under why/benefit headings)
   and features (lines under feature headings). Present values are never overwritten.
 - ``analyze-offering-document`` (POST /api/offerings/{id}/upload): the uploaded PDF/DOCX
-  is extracted; each section becomes DOCUMENT evidence of the offering; feature lines found
-  in it are added to the offering's features; capabilities and categories are mapped; the
-  offering's knowledge tree is rebuilt from its documents. A broken file fails the job
-  with the extractor's message. The spooled upload is deleted when the job ends.
+  is extracted; each section becomes DOCUMENT evidence of the offering; the product-sheet
+  lines in it (:func:`sheet_items`) become features and capabilities of the offering, and
+  the lines under a feature heading become features, each with the section's evidence id
+  and the line as its quote; capabilities and categories are mapped; the offering's
+  knowledge tree is rebuilt from its documents. A broken file fails the job with the
+  extractor's message. The spooled upload is deleted when the job ends.
+
+Product-sheet lines: "Feature: Name - what it does" / "Capability: Name – what it does"
+(also "Name: what it does" after the label, or a name alone), and the lines under a
+"Features:" or "Capabilities:" line (bullets or short lines; a long paragraph, a blank
+line in a list of bullets, another "Label:" line or a pricing/contact line ends the list).
+Calls to action, prices and boilerplate are never items.
 - ``reanalyze-offering`` (POST /api/offerings/{id}/reanalyze): the same mapping and tree
   rebuild from what is already stored, plus the enrichment above.
 """
@@ -35,6 +43,10 @@ UPLOAD_KINDS = {
 FEATURE_LINE = re.compile(r"feature|capabilit|highlight|what you get|includes", re.IGNORECASE)
 BULLET = re.compile(r"^\s*(?:[-•·*▪◦–]|\d+[.)])\s+")
 STOP_LINE = re.compile(r"^(?:pricing|price|plans?|about|contact|support|faq)\b", re.IGNORECASE)
+SHEET_LINE = re.compile(
+    r"^(?:key\s+)?(?P<kind>features?|capabilit(?:y|ies))\s*[:：]\s*(?P<rest>.*)$", re.IGNORECASE
+)
+LABEL_LINE = re.compile(r"^[^\W\d_][\w /&-]{0,40}:$")
 MAX_EVIDENCE = 40
 
 
@@ -109,16 +121,54 @@ def offering_evidence(workspace_id: str, offering: Any) -> list[Any]:
     return own + list(latest.values())[:MAX_EVIDENCE]
 
 
-def features_from_text(text: str) -> list[dict[str, str]]:
-    """Short lines after a line mentioning features (bullets stripped)."""
-    from ci_service.pipeline.products import _feature
+def sheet_lines(text: str) -> list[tuple[str, str, str, str]]:
+    """(kind, name, description, line) for each product-sheet line of ``text`` (see the
+    module docstring); ``kind`` is "feature" or "capability", ``line`` is verbatim."""
+    from ci_service.pipeline.product_layout import split_line
 
-    found: dict[str, dict[str, str]] = {}
-    collecting = False
+    found: list[tuple[str, str, str, str]] = []
+    heading: str | None = None
     for raw in (text or "").splitlines():
         line = raw.strip()
         if not line:
             continue
+        match = SHEET_LINE.match(BULLET.sub("", line))
+        if match:
+            kind = "capability" if match["kind"].lower().startswith("capab") else "feature"
+            rest = match["rest"].strip()
+            heading = None if rest else kind
+            parts = split_line(rest) if rest else None
+            if parts:
+                found.append((kind, parts[0], parts[1], line))
+            continue
+        if heading is None:
+            continue
+        bullet = bool(BULLET.match(line))
+        if STOP_LINE.match(line) or LABEL_LINE.match(line) or (not bullet and len(line) > 160):
+            heading = None
+            continue
+        parts = split_line(BULLET.sub("", line))
+        if parts:
+            found.append((heading, parts[0], parts[1], line))
+    return found
+
+
+def _feature_lines(text: str) -> list[tuple[dict[str, str], str]]:
+    """(feature, line): product-sheet feature lines, then short lines after a line that
+    mentions features (bullets stripped)."""
+    from ci_service.pipeline import taxonomy
+    from ci_service.pipeline.product_layout import split_line
+
+    found: dict[str, tuple[dict[str, str], str]] = {}
+    for kind, name, description, line in sheet_lines(text):
+        if kind == "feature":
+            item = taxonomy.feature_item(name, description)
+            found.setdefault(item["id"], (item, line))
+    collecting = False
+    for raw in (text or "").splitlines():
+        line = raw.strip()
+        if not line or SHEET_LINE.match(BULLET.sub("", line)):
+            continue  # product-sheet lines are read above
         if FEATURE_LINE.search(line) and len(line) <= 60 and not BULLET.match(line):
             collecting = True
             continue
@@ -127,10 +177,44 @@ def features_from_text(text: str) -> list[dict[str, str]]:
         if STOP_LINE.match(line) or len(line) > 160 or line.endswith(":"):
             collecting = False
             continue
-        item = _feature(BULLET.sub("", line))
-        if item is not None:
-            found.setdefault(item["id"], item)
-    return list(found.values())[:30]
+        parts = split_line(BULLET.sub("", line))
+        if parts:
+            item = taxonomy.feature_item(*parts)
+            found.setdefault(item["id"], (item, line))
+    return list(found.values())[:60]
+
+
+def features_from_text(text: str) -> list[dict[str, str]]:
+    """Product-sheet feature lines and the short lines after a line mentioning features."""
+    return [item for item, _line in _feature_lines(text)]
+
+
+def sheet_items(document: Any, evidence: Any = None) -> tuple[list[dict], list[dict]]:
+    """(features, capabilities) of an uploaded document, section by section; with
+    ``evidence`` (an EvidenceMap of the recorded sections) each item keeps the section's
+    ``evidenceIds`` and its line as ``quotes`` when the line is in the stored section."""
+    from ci_service.pipeline import taxonomy
+    from ci_service.pipeline.evidence import Cite
+
+    features: dict[str, dict] = {}
+    capabilities: dict[str, dict] = {}
+
+    def keep(target: dict[str, dict], item: dict, url: str, line: str) -> None:
+        resolved = evidence.resolve(Cite(url, line)) if evidence is not None else None
+        if resolved:
+            item = {**item, "evidenceIds": [resolved["evidenceId"]], "quotes": [resolved]}
+        if item["id"] not in target or (resolved and not target[item["id"]].get("quotes")):
+            target[item["id"]] = item
+
+    for number, (heading, text) in enumerate(document.sections, start=1):
+        url = f"{document.url}#section-{number}"  # as ingest.record_document stores it
+        body = f"{heading}\n{text}" if heading else text
+        for item, line in _feature_lines(body):
+            keep(features, item, url, line)
+        for kind, name, description, line in sheet_lines(body):
+            if kind == "capability":
+                keep(capabilities, taxonomy.capability_item(name, description), url, line)
+    return list(features.values())[:60], list(capabilities.values())[:60]
 
 
 def _benefits(text: str) -> list[str]:
@@ -261,7 +345,9 @@ def document_extract(ctx: JobContext) -> None:
         raise StepError(f"{filename} contains no text")
     stats = IngestStats()
     record_document(Target(ctx.workspace_id, "offering", offering.id), document, stats)
-    stash(ctx, "features", features_from_text(document.text))
+    features, capabilities = sheet_items(document, stats.evidence)
+    stash(ctx, "features", features)
+    stash(ctx, "capabilities", capabilities)
     ctx.progress(1.0, f"Read {len(document.sections)} section(s) of {filename}")
 
 
@@ -272,13 +358,23 @@ def document_map(ctx: JobContext) -> None:
 
     offering = _offering(ctx, ctx.payload["offeringId"])
     features = take(ctx, "features") or []
-    if features:
+    capabilities = take(ctx, "capabilities") or []
+    if features or capabilities:
         offering = save_offering_fields(
-            ctx.workspace_id, offering, {"features": merge_items(offering.features, features)}
+            ctx.workspace_id,
+            offering,
+            {
+                "features": merge_items(offering.features, features),
+                "capabilities": merge_items(offering.capabilities, capabilities),
+            },
         )
     analyze_offerings(ctx.workspace_id, [offering])
     rebuild_offering_tree(ctx.workspace_id, offering)
-    ctx.progress(1.0, f"Added {len(features)} feature(s) from the document")
+    ctx.progress(
+        1.0,
+        f"Added {len(features)} feature(s) and {len(capabilities)} capability(ies) "
+        "from the document",
+    )
 
 
 def reanalyze_load(ctx: JobContext) -> None:

@@ -57,8 +57,10 @@ def refresh_profile(ctx: JobContext) -> None:
         return
     snapshot = read_site(ctx, org.website_url, span=(0.0, 0.5))
     stash(ctx, "site", snapshot)
-    ingest_snapshot(_target(ctx, org), snapshot, tick=_tick(ctx, 0.5, 0.9))
-    found = extract_profile(snapshot, org.company_profile or {})
+    ingested = ingest_snapshot(_target(ctx, org), snapshot, tick=_tick(ctx, 0.5, 0.9))
+    found = extract_profile(
+        snapshot, org.company_profile or {}, ingested["sources"], company_name=org.name or ""
+    )
     found.pop("newsFeed", None)  # the news step owns the feed
     if found:
         update_organization(ctx.workspace_id, {"companyProfile": found})

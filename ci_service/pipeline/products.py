@@ -1,23 +1,51 @@
 """Products of a competitor from a site snapshot, stored as the competitor's offerings.
 
-Deterministic rules (README "Intel pipeline"):
+Deterministic rules (README "Intel pipeline"); pages under blog, news, press, insights,
+tag/category, author, careers, legal, integration, docs, pricing, about/company/team,
+contact and login paths (and dated paths such as ``/2020/05/``) are never product pages.
+Products come from, in this order:
 
-- A product page is a page with a schema.org Product/SoftwareApplication/Service in its
-  JSON-LD, or whose URL path sits below ``/product(s)/``, ``/solution(s)/``,
-  ``/platform/`` or ``/feature(s)/`` (the listing page itself is not a product).
-- name: JSON-LD ``name``, else the page's first h1, else its title before " – " or " | ".
-- description: JSON-LD ``description``, else the meta description, else the provider's
-  summary of the page's prose (by default its first sentences, at most 500 characters).
-- features: the lines (list items) under headings that mention features, capabilities,
-  highlights or "what you get"; "Name: detail" or "Name – detail" splits into name and
-  description. Without such a heading: the page's h2/h3 headings.
-- categories: JSON-LD ``category``/``applicationCategory`` plus the category keyword table
-  (``taxonomy.CATEGORY_KEYWORDS``) over name, description and features.
-- valueProps: JSON-LD offers as "Plan: 49 USD" and short lines under "why"/"benefits"
-  headings.
+1. product pages: a page with a schema.org Product/SoftwareApplication/Service in its
+   JSON-LD, or whose path sits below ``/product(s)/``, ``/solution(s)/`` or
+   ``/platform(s)/`` (the listing page itself is not a product). Name: JSON-LD ``name``,
+   else the h1, else the title before " – " or " | ".
+2. the site's menus (``product_layout.menus``): the links under a Products / Platform /
+   Solutions menu of the navigation or a footer column, except links back to the menu's
+   own page or the home page, other sites, excluded paths, generic words ("Pricing",
+   "Hardware", "Overview") and "For <audience>" solutions.
+3. cards and sections of the home page and of product listing pages (``/products/``, the
+   target of a plural Products link): a name-like heading (one to six words, not a
+   sentence, a call to action or only generic words; leading numbers dropped) with a short
+   text and a link that names it ("More about X"), whose path shares a word with it, or
+   whose page's title holds it.
+4. the company itself: when the site has a single "Product"/"Platform" page in its menu,
+   or nothing else was found, and its home or product page says what the company's
+   product is ("<Company> is a low-code platform ...", "build with <Company>"), a product
+   named like the company (``company_name`` or the site name shared by the page titles),
+   described by that sentence.
 
-Saving matches existing offerings of the competitor by name (case-insensitive): a match is
-updated (its features keep their ids), anything else is created. One transaction each.
+A product's ``cite`` is the sentence of the page text that names it (its own page first,
+a sentence that starts with or defines the name preferred); a name no page text holds is
+not a product. ALL-CAPS names take the case the text uses.
+
+Features (``product_layout``) come from the product's own pages: card grids (three or more
+"heading + short text" cards at one level), lists under a feature heading, and without
+HTML the lines under feature headings or the h2/h3 headings; on a page that presents
+several products, a feature goes to the products its surrounding headings name, else to
+all of them. Pages under ``/features/`` and the links of a Features menu are features of a
+single-product company. Never features: navigation, footer, cookie text, calls to action,
+prices, dates, quotations, and cards under audience/FAQ/partner/pricing headings. Each
+feature dict carries a ``"cite"`` (the verbatim line it was read from). Descriptions:
+JSON-LD, the meta description, the card's text, else the provider's summary of the page.
+valueProps: JSON-LD offers ("Plan: 49 USD") and the lines or cards under why/benefit
+headings. Categories: JSON-LD category plus ``taxonomy.CATEGORY_KEYWORDS``.
+
+Saving (:func:`save_products`) matches existing offerings of the competitor by name
+(case-insensitive): a match is updated (its features keep their ids), anything else is
+created, one transaction each. With an ``EvidenceMap``, each feature keeps
+``evidenceIds``/``quotes`` from its cite, a feature whose cite does not resolve is dropped,
+and a product with neither a resolving cite nor a resolving feature is not saved; the
+``cite`` key never reaches storage.
 """
 
 from __future__ import annotations
@@ -27,21 +55,47 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from ci_service.pipeline import product_layout as layout
 from ci_service.pipeline import taxonomy
+from ci_service.pipeline.evidence import Cite, sentences
+from ci_service.pipeline.product_names import (
+    GENERIC_WORDS,
+    TITLE_SPLIT,
+    cite_for,
+    defining_sentence,
+    mention,
+    name_ok,
+    name_pattern,
+    natural_case,
+    site_name,
+    used_as_product,
+)
+from ci_service.pipeline.product_store import (  # noqa: F401  (the module's saving API)
+    cited_items,
+    competitor_offerings,
+    merge_items,
+    save_offering_fields,
+    save_products,
+    sync_competitor_lists,
+)
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
-PRODUCT_PATH = re.compile(r"^/(?:products?|solutions?|platform|features?)/[^/]+", re.IGNORECASE)
-FEATURE_HEADING = re.compile(
-    r"feature|capabilit|highlight|what you get|what's included|includes", re.IGNORECASE
+PRODUCT_PATH = re.compile(r"^/(?:products?|solutions?|platforms?)/[^/]+", re.IGNORECASE)
+LISTING_PATH = re.compile(r"^/(?:products?|solutions?|platforms?)/?$", re.IGNORECASE)
+FEATURE_PATH = re.compile(r"^/features?/[^/]+", re.IGNORECASE)
+NOT_PRODUCT_SEGMENTS = frozenset(
+    """blog blogs news press newsroom media insights articles article posts post stories
+    updates changelog tag tags category categories topics author authors archive archives
+    careers career jobs job legal privacy privacy-policy terms terms-of-service terms-of-use
+    tos cookies cookie-policy gdpr imprint impressum security-policy integration integrations
+    integrationcategories connectors marketplace plugins extensions docs documentation help
+    support kb faq faqs events webinars webinar podcast videos resources case-studies
+    customers partners pricing plans contact login signin sign-in signup sign-up register
+    thankyou thank-you search about about-us company team people investors investment
+    404""".split()
 )
-BENEFIT_HEADING = re.compile(r"\bwhy\b|benefit|advantage", re.IGNORECASE)
-BOILERPLATE_HEADINGS = re.compile(
-    r"^(?:pricing|contact|about|faq|resources|news|blog|get started|footer|menu|"
-    r"related|customers|testimonials)\b",
-    re.IGNORECASE,
-)
-_SPLIT = re.compile(r"\s*(?::|\s[–—-]\s)\s*")
-MAX_FEATURES = 30
+DATED = re.compile(r"/(?:19|20)\d{2}/(?:0?[1-9]|1[0-2])/")
+MAX_FEATURES = 60
 MAX_PRODUCTS = 25
 
 
@@ -50,29 +104,53 @@ class ProductDraft:
     name: str
     url: str
     description: str = ""
-    features: list[dict[str, str]] = field(default_factory=list)
+    features: list[dict[str, Any]] = field(default_factory=list)
     categories: list[dict[str, str]] = field(default_factory=list)
     value_props: list[str] = field(default_factory=list)
+    cite: Cite | None = None  # the sentence that names (or describes) the product
+    pages: list[str] = field(default_factory=list)  # the pages its features are read from
+
+
+# -- pages -----------------------------------------------------------------------------------
+
+
+def _path(url: str) -> str:
+    try:
+        return urlsplit(url).path or "/"
+    except ValueError:
+        return "/"
+
+
+def excluded(url: str) -> bool:
+    """A blog/news post, tag or category listing, careers, legal, integration, docs,
+    pricing, company or account page: never a product."""
+    path = _path(url).lower()
+    segments = [s for s in path.split("/") if s]
+    return bool(set(segments) & NOT_PRODUCT_SEGMENTS) or bool(DATED.search(path + "/"))
 
 
 def _json_ld_products(page: SitePage) -> list[dict[str, Any]]:
     from ci_service.intel.jsonld import product_facts
 
-    return [p for p in product_facts(page.json_ld) if p.get("name")]
+    try:
+        return [p for p in product_facts(page.json_ld) if p.get("name")]
+    except (TypeError, ValueError, AttributeError):  # hostile JSON-LD: no products
+        return []
 
 
 def is_product_page(page: SitePage) -> bool:
+    if excluded(page.url):
+        return False
     if _json_ld_products(page):
         return True
-    return bool(PRODUCT_PATH.match(urlsplit(page.url).path.rstrip("/") + "/"))
+    return bool(PRODUCT_PATH.match(_path(page.url).rstrip("/") + "/"))
 
 
 def _heading_name(page: SitePage) -> str:
     for heading, level, _text in page.sections:
-        if level == 1 and heading.strip():
+        if level == 1 and heading.strip() and name_ok(heading.strip()):
             return heading.strip()
-    title = re.split(r"\s+[–—|-]\s+", page.title or "", maxsplit=1)[0].strip()
-    return title
+    return TITLE_SPLIT.split(page.title or "", maxsplit=1)[0].strip()
 
 
 def _summary(page: SitePage) -> str:
@@ -84,52 +162,248 @@ def _summary(page: SitePage) -> str:
         line.strip()
         for _heading, _level, text in page.sections
         for line in text.splitlines()
-        if len(line.split()) >= 5
+        if len(line.split()) >= 5 and not layout.junk(line)
     ]
     return get_provider().summarize("\n".join(prose[:20]), max_chars=500) if prose else ""
 
 
-def _feature(line: str) -> dict[str, str] | None:
-    line = line.strip(" •·-*\t")
-    if not line or len(line) > 300:
-        return None
-    parts = _SPLIT.split(line, maxsplit=1)
-    name, description = (parts[0], parts[1]) if len(parts) == 2 and parts[0] else (line, "")
-    if len(name) > 80:  # a sentence, not a feature name
-        name, description = name[:80].rsplit(" ", 1)[0], line
-    return taxonomy.feature_item(name.strip(" .:"), description.strip())
+# -- discovery -------------------------------------------------------------------------------
 
 
-def _features(page: SitePage) -> list[dict[str, str]]:
-    found: dict[str, dict[str, str]] = {}
-    for heading, _level, text in page.sections:
-        if FEATURE_HEADING.search(heading or ""):
-            for line in text.splitlines():
-                item = _feature(line)
-                if item and item["id"] not in found:
-                    found[item["id"]] = item
-    if not found:
-        for heading, level, text in page.sections:
-            if level in (2, 3) and heading and not BOILERPLATE_HEADINGS.match(heading):
-                if FEATURE_HEADING.search(heading) or BENEFIT_HEADING.search(heading):
+def _host(url: str) -> str:
+    try:
+        return (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    except ValueError:
+        return ""
+
+
+def _slug_words(url: str) -> set[str]:
+    segments = [s for s in _path(url).lower().split("/") if s]
+    return set(taxonomy.normalize(segments[-1]).split()) - GENERIC_WORDS if segments else set()
+
+
+class _Finder:
+    """One snapshot's products: candidates by name, then features per page."""
+
+    def __init__(self, snapshot: SiteSnapshot, company_name: str) -> None:
+        self.pages: list[SitePage] = []
+        for page in snapshot.pages:
+            if not any(layout.same_page(page.url, p.url) for p in self.pages[-200:]):
+                self.pages.append(page)
+        self.home = next((p for p in self.pages if p.depth == 0), None) or (
+            self.pages[0] if self.pages else None
+        )
+        self.host = _host(self.home.url) if self.home else ""
+        self.site = site_name(snapshot, company_name)
+        self.drafts: dict[str, ProductDraft] = {}
+        self._cards: dict[str, list[layout.Card]] = {}
+        self.main_pages: list[SitePage] = []
+        self.listings: list[SitePage] = [p for p in self.pages if LISTING_PATH.match(_path(p.url))]
+        self.feature_links: list[tuple[str, str]] = []
+
+    def page(self, url: str) -> SitePage | None:
+        return next((p for p in self.pages if layout.same_page(p.url, url)), None)
+
+    def cards(self, page: SitePage) -> list[layout.Card]:
+        if page.url not in self._cards:
+            html = getattr(page, "html", "") or ""
+            self._cards[page.url] = layout.cards(layout.blocks(html, page.url)) if html else []
+        return self._cards[page.url]
+
+    def internal(self, url: str) -> bool:
+        host = _host(url)
+        return bool(host) and (host == self.host or host.endswith("." + self.host))
+
+    def add(self, name: str, url: str, description: str, pages: list[str]) -> None:
+        name = " ".join(name.split()).strip(" -–—:")
+        if not name_ok(name):
+            return
+        name = natural_case(name, self.pages)
+        key = taxonomy.normalize(name)
+        draft = self.drafts.get(key)
+        if draft is None:
+            if len(self.drafts) >= MAX_PRODUCTS:
+                return
+            self.drafts[key] = ProductDraft(name[:200], url, description[:2000], pages=pages)
+            return
+        draft.description = draft.description or description[:2000]
+        draft.pages.extend(u for u in pages if u not in draft.pages)
+
+    # -- sources, in order ---------------------------------------------------------------
+
+    def product_pages(self) -> None:
+        for page in self.pages:
+            if not is_product_page(page):
+                continue
+            facts = next(iter(_json_ld_products(page)), {})
+            name = (facts.get("name") or _heading_name(page)).strip()
+            description = facts.get("description") or page.description or ""
+            self.add(name, page.url, description, [page.url])
+
+    def menus(self) -> None:
+        source = next((p for p in [self.home, *self.pages] if p and getattr(p, "html", "")), None)
+        if source is None:
+            self._links_fallback()
+            return
+        for menu in layout.menus(source.html, source.url):
+            label = menu.label.casefold()
+            if not menu.items:
+                target = self.page(menu.url) if menu.url else None
+                if target is None or (self.home and layout.same_page(target.url, self.home.url)):
                     continue
-                first = text.splitlines()[0][:300] if text else ""
-                item = taxonomy.feature_item(heading[:80], first)
-                found.setdefault(item["id"], item)
-    return list(found.values())[:MAX_FEATURES]
+                if label.endswith("s") and label != "features":
+                    self.listings.append(target)  # "Products" -> the listing page
+                elif target not in self.main_pages:
+                    self.main_pages.append(target)  # "Product" -> the one product's page
+                continue
+            for url, text in menu.items:
+                if not self.internal(url) or excluded(url):
+                    continue
+                if (menu.url and layout.same_page(url, menu.url)) or (
+                    self.home and layout.same_page(url, self.home.url)
+                ):
+                    continue
+                if label.startswith("feature"):
+                    self.feature_links.append((url, text))
+                    continue
+                if label.startswith("solution") and re.match(r"(?i)^(?:for|by)\b", text):
+                    continue
+                target = self.page(url)
+                description = target.description if target else ""
+                self.add(text, url, description, [target.url] if target else [])
+
+    def _links_fallback(self) -> None:
+        """Without HTML: a link named "Product"/"Platform" is the one product's page."""
+        for url, text in (self.home.links if self.home else [])[:200]:
+            target = self.page(url) if re.match(r"(?i)^(?:product|platform)$", text) else None
+            if target and target not in self.main_pages and not excluded(target.url):
+                self.main_pages.append(target)
+
+    def cards_of(self, page: SitePage) -> None:
+        for card in self.cards(page):
+            name = layout.strip_numbering(card.heading)
+            if not name_ok(name) or not any(len(t.split()) >= 4 for t in card.texts):
+                continue
+            description = next(t for t in card.texts if len(t.split()) >= 4)
+            if layout.junk(description):
+                continue
+            named = taxonomy.normalize(name)
+            words = set(named.split()) - GENERIC_WORDS
+            matched, pages = False, []
+            for url, text in card.links:
+                if not self.internal(url) or excluded(url):
+                    continue
+                target = self.page(url)
+                if target is not None and not layout.same_page(target.url, page.url):
+                    pages.append(target.url)
+                title = taxonomy.normalize(target.title if target else "")
+                if (
+                    named in taxonomy.normalize(text)
+                    or words & _slug_words(url)
+                    or (title and named in title)
+                ):
+                    matched = True
+            if matched:
+                self.add(name, pages[0] if pages else page.url, description, pages[:1])
+
+    def company_product(self) -> None:
+        if not self.site or self.home is None or (self.drafts and not self.main_pages):
+            return
+        if any(is_product_page(p) for p in self.main_pages):
+            return  # the product page names its product (JSON-LD)
+        pages = [self.home, *self.main_pages]
+        described = defining_sentence(self.site, pages)
+        if described is None and not used_as_product(self.site, pages):
+            return
+        own = self.main_pages[:1] or [self.home]
+        description = described or self.home.description or ""
+        self.add(self.site, own[0].url, description, [p.url for p in own])
+
+    # -- features ------------------------------------------------------------------------
+
+    def features(self) -> None:
+        on_page: dict[str, list[ProductDraft]] = {}
+        for draft in self.drafts.values():
+            for url in draft.pages:
+                on_page.setdefault(url, []).append(draft)
+        for url, drafts in on_page.items():
+            page = self.page(url)
+            if page is None:
+                continue
+            cards = self.cards(page)
+            found = layout.html_features(cards) if cards else []
+            found = found or layout.section_features(page.sections)
+            for feature in found:
+                named = [d for d in drafts if name_pattern(d.name).search(feature.scope)]
+                item = taxonomy.feature_item(feature.name, feature.description[:2000])
+                item["cite"] = cite_for(page, feature.quotes)
+                for draft in named or drafts:
+                    _add_feature(draft, item)
+            benefits = layout.benefit_lines(cards) if cards else _section_benefits(page)
+            for draft in drafts:
+                draft.value_props.extend(benefits)
+        if len(self.drafts) == 1:
+            self._single_product_features(next(iter(self.drafts.values())))
+
+    def _single_product_features(self, draft: ProductDraft) -> None:
+        links = list(self.feature_links)
+        links += [(p.url, _heading_name(p)) for p in self.pages if FEATURE_PATH.match(_path(p.url))]
+        for url, name in links:
+            page = self.page(url)
+            if page is None or not layout.featurename_ok(name):
+                continue
+            cite = mention(name, [page]) or next(
+                (Cite(page.url, s) for s in sentences(page.text or "")[:1]), None
+            )
+            if cite is None:
+                continue
+            item = taxonomy.feature_item(name, page.description or "")
+            item["cite"] = cite
+            _add_feature(draft, item)
+
+    def finish(self) -> list[ProductDraft]:
+        out = []
+        for draft in self.drafts.values():
+            own = [p for p in (self.page(u) for u in [draft.url, *draft.pages]) if p]
+            draft.cite = mention(draft.name, own + [self.home] + self.pages, draft.description)
+            if draft.cite is None:
+                continue  # no page text names it: a menu label or slogan, not a product
+            page = own[0] if own else None
+            facts = next(iter(_json_ld_products(page)), {}) if page else {}
+            if not draft.description and page is not None:
+                draft.description = page.description or _summary(page)
+            extra = [facts["category"]] if facts.get("category") else []
+            offers = _offer_props(facts.get("offers", []))
+            draft.value_props = list(dict.fromkeys(offers + draft.value_props))[:10]
+            draft.features = draft.features[:MAX_FEATURES]
+            draft.categories = _categories(draft.name, draft.description, draft.features, extra)
+            out.append(draft)
+        return out
 
 
-def _value_props(page: SitePage, offers: list[dict[str, Any]]) -> list[str]:
+def _section_benefits(page: SitePage) -> list[str]:
+    return [
+        line.strip()[:300]
+        for heading, _level, text in page.sections
+        if layout.BENEFIT_HEADING.search(heading or "")
+        for line in text.splitlines()
+        if line.strip() and not layout.junk(line)
+    ]
+
+
+def _add_feature(draft: ProductDraft, item: dict[str, Any]) -> None:
+    if not any(f["id"] == item["id"] for f in draft.features):
+        draft.features.append(dict(item))
+
+
+def _offer_props(offers: list[dict[str, Any]]) -> list[str]:
     props = []
     for offer in offers:
         price = offer.get("price") or offer.get("lowPrice")
         if price:
             label = offer.get("name") or "Price"
             props.append(f"{label}: {price} {offer.get('priceCurrency', '')}".strip())
-    for heading, _level, text in page.sections:
-        if BENEFIT_HEADING.search(heading or ""):
-            props.extend(line.strip()[:300] for line in text.splitlines() if line.strip())
-    return list(dict.fromkeys(props))[:10]
+    return props
 
 
 def _categories(name: str, description: str, features: list[dict], extra: list[str]) -> list:
@@ -142,154 +416,29 @@ def _categories(name: str, description: str, features: list[dict], extra: list[s
     return list(items.values())
 
 
-def draft_from_page(page: SitePage) -> ProductDraft | None:
-    facts = next(iter(_json_ld_products(page)), {})
-    name = (facts.get("name") or _heading_name(page)).strip()[:200]
-    if not name:
-        return None
-    description = facts.get("description") or page.description or _summary(page)
-    features = _features(page)
-    extra = [facts["category"]] if facts.get("category") else []
-    return ProductDraft(
-        name=name,
-        url=page.url,
-        description=description[:2000],
-        features=features,
-        categories=_categories(name, description, features, extra),
-        value_props=_value_props(page, facts.get("offers", [])),
-    )
+def extract_products(snapshot: SiteSnapshot, company_name: str = "") -> list[ProductDraft]:
+    """The products the site presents (see the module docstring), each with its cite and
+    its features (each feature dict with a ``"cite"``)."""
+    finder = _Finder(snapshot, company_name)
+    if finder.home is None:
+        return []
+    finder.product_pages()
+    finder.menus()
+    seen: set[int] = set()
+    for page in [finder.home, *finder.listings, *finder.main_pages]:
+        if id(page) not in seen:
+            seen.add(id(page))
+            finder.cards_of(page)
+    finder.company_product()
+    finder.features()
+    return finder.finish()
 
 
-def extract_products(snapshot: SiteSnapshot) -> list[ProductDraft]:
-    """One draft per product page, deduplicated by name (the first page wins)."""
-    drafts: dict[str, ProductDraft] = {}
-    for page in snapshot.pages:
-        if not is_product_page(page):
-            continue
-        draft = draft_from_page(page)
-        if draft is not None and taxonomy.normalize(draft.name) not in drafts:
-            drafts[taxonomy.normalize(draft.name)] = draft
-    return list(drafts.values())[:MAX_PRODUCTS]
-
-
-def merge_items(current: list[dict], found: list[dict]) -> list[dict]:
-    """``current`` items plus ``found`` ones whose name is new; a known name keeps its id and
-    gains a description it lacked."""
-    by_name = {taxonomy.normalize(i.get("name", "")): dict(i) for i in current or []}
-    for item in found:
-        key = taxonomy.normalize(item["name"])
-        if key in by_name:
-            if not by_name[key].get("description") and item.get("description"):
-                by_name[key]["description"] = item["description"]
-        else:
-            by_name[key] = dict(item)
-    ids: set[str] = set()
-    out = []
-    for item in by_name.values():
-        if item["id"] in ids:
-            continue
-        ids.add(item["id"])
-        out.append(item)
-    return out
-
-
-def save_offering_fields(workspace_id: str, offering: Any, data: dict[str, Any]) -> Any:
-    """Update a competitor offering with the product view's fields (name, description,
-    valueProps, features, categories, capabilities) in one transaction, keeping the graph
-    in step. ``services.offerings.update_offering`` takes only the offering view's fields
-    for competitor offerings, so the same schema and apply step are used here."""
-    from ci_service.services import graph_sync
-    from ci_service.services import offerings as service
-    from ci_service.services.fields import load
-    from ci_service.store.db import transaction
-    from ci_service.timeutil import utcnow
-
-    values = load(service.ProductUpdateSchema, data)
-    with transaction():
-        row = service.get_offering(workspace_id, offering.id)
-        service._apply(row, values, workspace_id)
-        row.updated_at = utcnow()
-        row.save()
-        graph_sync.sync_offering(row)
-    return row
-
-
-def competitor_offerings(workspace_id: str, competitor_id: str) -> list[Any]:
-    from ci_service.store.resources import Offering
-
-    return list(
-        Offering.select()
-        .where(Offering.workspace == workspace_id, Offering.competitor == competitor_id)
-        .order_by(Offering.created_at, Offering.id)
-    )
-
-
-def save_products(workspace_id: str, competitor_id: str, drafts: list[ProductDraft]) -> list:
-    """Create or update the competitor's offerings from ``drafts``; returns the rows."""
-    from ci_service.pipeline.capabilities import align, own_capability_ids
-    from ci_service.services.offerings import create_offering
-
-    own_categories = own_capability_ids(workspace_id, "categories")
+def product_page_urls(drafts: list[ProductDraft]) -> set[str]:
+    """The pages the drafts' products and features were read from (their cites)."""
+    urls: set[str] = set()
     for draft in drafts:
-        draft.categories = align(draft.categories, own_categories)
-    existing = {
-        taxonomy.normalize(o.name): o for o in competitor_offerings(workspace_id, competitor_id)
-    }
-    rows = []
-    for draft in drafts:
-        row = existing.get(taxonomy.normalize(draft.name))
-        if row is None:
-            rows.append(
-                create_offering(
-                    workspace_id,
-                    {
-                        "name": draft.name,
-                        "description": draft.description,
-                        "audience": "",
-                        "valueProps": draft.value_props,
-                        "features": draft.features,
-                        "categories": draft.categories,
-                    },
-                    competitor_id=competitor_id,
-                    view="product",
-                )
-            )
-            continue
-        rows.append(
-            save_offering_fields(
-                workspace_id,
-                row,
-                {
-                    "description": draft.description or row.description,
-                    "valueProps": list(dict.fromkeys((row.value_props or []) + draft.value_props)),
-                    "features": merge_items(row.features, draft.features),
-                    "categories": merge_items(row.categories, draft.categories),
-                },
-            )
-        )
-    sync_competitor_lists(workspace_id, competitor_id)
-    return rows
-
-
-def sync_competitor_lists(workspace_id: str, competitor_id: str) -> None:
-    """The competitor's ``products`` mirror its offerings; its ``categories`` gain theirs
-    (categories set by hand are kept). Nothing changes while it has no offerings."""
-    from ci_service.services.competitors import get_competitor, update_competitor
-
-    offerings = competitor_offerings(workspace_id, competitor_id)
-    if not offerings:
-        return
-    categories: list[dict] = []
-    for offering in offerings:
-        categories = merge_items(categories, offering.categories or [])
-    categories = merge_items(categories, get_competitor(workspace_id, competitor_id).categories)
-    update_competitor(
-        workspace_id,
-        competitor_id,
-        {
-            "products": [
-                {"id": o.id, "name": o.name, "description": o.description} for o in offerings
-            ],
-            "categories": categories[:500],
-        },
-    )
+        urls.update([draft.url, *draft.pages])
+        cites = [draft.cite, *(f.get("cite") for f in draft.features)]
+        urls.update(c.url for c in cites if isinstance(c, Cite))
+    return urls

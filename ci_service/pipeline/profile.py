@@ -1,53 +1,265 @@
-"""Company profile from a site snapshot (deterministic rules, documented in the README).
+"""Company profile from a site snapshot (deterministic rules, documented in the README; the
+text patterns live in ``pipeline.profile_rules``).
 
-- JSON-LD ``Organization`` (any page, the about page first): ``foundingDate`` → yearFounded,
-  ``address`` → headquarters, ``numberOfEmployees`` → employeeCount (a range as "50-200").
-- Text of about, company and contact pages (conservative patterns): "founded (in X) in
-  1999", "headquartered in Austin, Texas", "120 employees/people/staff", "revenue of $40
-  million". JSON-LD wins over text.
-- industry: the industry keyword with the most mentions across all pages (at least 2).
-- pricingLinks: pages whose URL or title mention pricing, plans or price.
-- offeringLinks: product pages (see ``products.is_product_page``).
-- newsFeed: feed entries merged with the stored feed, deduplicated by URL (else title),
-  newest first, at most 50.
+Every page is read: profile pages (a path segment or title such as about, company,
+contact, our-story, investors, investment), then the home page, then all others (a blog
+post often states the company's origin). On those other pages a match counts only when the
+company is its subject: ``company_name`` or the site's domain label (or "we"/"our" for
+headquarters and funding) in the sentence before the match, so a post about another firm
+never becomes our competitor's profile. Legal pages (terms, privacy, cookies), sentences with
+"©", "copyright" or "all rights reserved" and all-caps sentences (disclaimers) are never
+read. For each field the strongest phrasing wins, then the earlier page.
 
-Found values replace stored ones (the website is the source); fields not found are left
-alone. Links keep the ``discoveredAt`` of their first discovery.
+- yearFounded: "founded / established / incorporated (in ...) 2016", "est. 1998"; then
+  "... began / started in (January) 2014" and the first sentence of an "Our story" /
+  "History" section starting "In 2014"; then "since 2009" with we / our / the company in
+  the sentence. Years after this year or before 1800, and sentences about a person ("who
+  founded", "his", "her") are rejected.
+- headquarters: "headquartered in X", "headquarters / HQ (is) in / at / : X", "HQ: <postal
+  address>", a place label before "HQ" ("Singapore HQ 79 Ayer Rajah Crescent" -> Singapore;
+  not "Global HQ"); then a postal address block on a profile page (a street line, then a
+  city with a country, or a US "City, ST 12345" line); then "based in X" and the origin
+  "founded in X"; then "offices in X, Y and Z" (the first place: a site names its main
+  office first). The value is a clean "City, Country" (or "City, ST"), postal codes, street
+  lines and the company's own name removed, never a sentence.
+- employeeCount: "250 employees / staff / team members", "a team of 40", "40-strong team",
+  "employs 120", "50+ people" (profile pages only, not "join 10,000+ people"); "over" /
+  "more than" / "+" give "200+", "50-200 employees" a range. Not the size of others
+  ("for companies with 50 employees", "up to 10 staff").
+- revenue: "annual revenue of $40 million".
+- funding (a list of {round, amount, currency, date, investors}): a sentence saying money
+  was raised, closed, secured, received or granted, with an amount or investors: round
+  (pre-seed, seed, Series A-H, angel, bridge, grant), amount as a number with its ISO 4217
+  currency ("£300,000", "$4.5M", "€2 million", "GBP 300k"), date ("in December 2019" ->
+  "2019-12", "on 5 March 2021" -> "2021-03-05", "in 2020" -> "2020"), investors ("led by",
+  "backed by", "funded by", "investors include A, B and C", "participation from"; "from X"
+  only after the money). Money the company still seeks ("we seek to raise") is no funding.
+- customers (a list of names): after "trusted / used / loved by", "customers / clients
+  include", "signups / users from (the likes of)", "companies / teams like" (the last two:
+  two names at least; "companies like" only in a sentence about use or trust). A list ends
+  at its first word that is no name; generic words, countries and the company itself are
+  never customers. JSON-LD has no customers property and logos carry no text: not read.
+- JSON-LD ``Organization`` (any page): ``foundingDate``, ``address`` (PostalAddress as
+  "City, Region, Country"), ``numberOfEmployees`` win over text. Such a value is cited by a
+  text rule's match with the same value, else by a sentence of that page naming the value
+  and what it is ("since March of 2011"); otherwise it keeps only the id of the page's
+  evidence, and is dropped when ``evidence`` is given and the page was not recorded.
+- industry: the industry keyword with the most mentions across all pages (at least 2); an
+  inference over the whole site, so it has no source.
+- pricingLinks, offeringLinks, newsFeed: pricing pages, product pages
+  (``products.is_product_page``) and ``pipeline.news.news_feed``.
+
+Citations: every value read from text keeps ``Cite(page.url, sentence)``; with ``evidence``
+(the recorded snapshot's EvidenceMap) a cite that does not resolve drops the value (the
+next candidate is tried), and ``sources`` / ``quotes`` map each field to its evidence ids and
+sentences; funding entries and customers carry their own ``evidenceIds`` / ``quotes``.
+Without ``evidence`` (older callers) values are kept without sources. Found values replace
+stored ones (the website is the source); fields not found are left alone, with their
+sources. Links keep the ``discoveredAt`` of their first discovery.
 """
 
 from __future__ import annotations
 
+import logging
 import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from ci_service.pipeline.site import NewsEntry, SitePage, SiteSnapshot
+from ci_service.pipeline.evidence import Cite, EvidenceMap, sentences
+
+# News moved to pipeline.news; re-exported for the callers that import them from here.
+from ci_service.pipeline.news import news_entries, news_feed  # noqa: F401
+from ci_service.pipeline.profile_rules import (
+    COPYRIGHT,
+    MAX_LIST,
+    MAX_TEXT,
+    YEAR,
+    Candidate,
+    address_place,
+    clean_place,
+    page_candidates,
+    segments,
+    valid_year,
+)
+from ci_service.pipeline.site import SitePage, SiteSnapshot
 from ci_service.timeutil import iso, utcnow
 
-MAX_NEWS = 50
-PROFILE_PAGE_WORDS = ("about", "company", "contact", "who-we-are", "our-story", "imprint")
-PRICING_WORDS = ("pricing", "plans", "price")
-NEWS_PATH = re.compile(r"^/(?:news|press|blog|newsroom)/[^/]+$", re.IGNORECASE)
+log = logging.getLogger("ci_service.pipeline")
 
-_FOUNDED = re.compile(
-    r"\b(?:founded|established|incorporated|started)\b[^.\n]{0,60}?\b(1[89]\d\d|20[0-9]\d)\b",
-    re.IGNORECASE,
+PRICING_WORDS = ("pricing", "plans", "price")
+
+_PROFILE_SEGMENT = re.compile(
+    r"^(?:about|about-?us|company|our-?company|contact|contact-?us|who-?we-?are|our-?story|"
+    r"story|history|mission|imprint|impressum|investors?|investment|funding|locations|offices)"
+    r"(?:\.html?|\.php)?$",
+    re.I,
 )
-_HQ = re.compile(
-    r"\b(?:headquartered|headquarters\s+(?:is|are)|based|head\s+office\s+is)\s+(?:in|at)\s+"
-    r"((?:[A-Z][\w.'-]*)(?:(?:,\s*|\s+)(?:[A-Z][\w.'-]*)){0,4})"
-)
-_EMPLOYEES = re.compile(
-    r"\b((?:over|more than|about|around|nearly)\s+)?(\d{1,3}(?:[,.]\d{3})+|\d+)(\+)?\s+"
-    r"(?:employees|people|staff|team members|colleagues)\b",
-    re.IGNORECASE,
-)
-_REVENUE = re.compile(
-    r"\b(?:annual\s+)?(?:revenue|revenues|turnover|sales)\s+(?:of|was|were|reached|exceeded|"
-    r"topped|:)\s+((?:about|over|more than|nearly)\s+)?([$€£]\s?\d[\d,.]*\s*"
-    r"(?:million|billion|thousand|[MBK]n?\b|m\b|bn\b)?)",
-    re.IGNORECASE,
-)
+_PROFILE_TITLE = re.compile(r"^(?:about|contact|company|our story|who we are|investors?)\b", re.I)
+_ARCHIVE = {"blog", "news", "insights", "posts", "tags", "tag", "categories", "category"}
+# Legal texts name other parties, addresses and sums of every kind: never profile evidence.
+_LEGAL_PAGE = re.compile(r"^(?:terms|tos|privacy|legal|cookies?|gdpr|dpa|eula|licen[cs]e)", re.I)
+_LEGAL = re.compile(r"[,\s]+(?:inc|ltd|llc|gmbh|plc|limited|corp|co|s\.?a|b\.?v)\.?$", re.I)
+
+
+def _rank(page: SitePage) -> int:
+    """0 for profile pages, 1 for the home page, 2 for the rest, 3 for legal pages (unread)."""
+    parts = segments(page)
+    if any(_LEGAL_PAGE.match(s) for s in parts):
+        return 3
+    if parts and parts[0] in _ARCHIVE:
+        return 2
+    if any(_PROFILE_SEGMENT.match(s) for s in parts) or _PROFILE_TITLE.match(page.title or ""):
+        return 0
+    return 1 if not parts else 2
+
+
+def _aliases(snapshot: SiteSnapshot, company_name: str) -> list[str]:
+    names = {company_name.strip(), _LEGAL.sub("", company_name.strip())}
+    label = (urlsplit(snapshot.start_url).hostname or "").removeprefix("www.").split(".")[0]
+    if len(label) >= 3 and label.isalpha() and label != "localhost":
+        names.add(label)
+    return [n.casefold() for n in names if len(n) >= 3]
+
+
+def _json_ld_candidates(page: SitePage, index: int) -> list[Candidate]:
+    from ci_service.intel.jsonld import ORGANIZATION_TYPES, find_typed
+
+    found: list[Candidate] = []
+    for org in find_typed(page.json_ld, ORGANIZATION_TYPES):
+        values: dict[str, Any] = {}
+        if match := re.search(rf"\b({YEAR})\b", str(org.get("foundingDate") or "")):
+            values["yearFounded"] = valid_year(match.group(1))
+        address = org.get("address")
+        address = address[0] if isinstance(address, list) and address else address
+        if isinstance(address, dict):
+            parts = [address.get(k) for k in ("addressLocality", "addressRegion", "addressCountry")]
+            parts = [p.get("name") if isinstance(p, dict) else p for p in parts]
+            values["headquarters"] = clean_place(", ".join(str(p) for p in parts if p))
+        elif isinstance(address, str):
+            values["headquarters"] = address_place(address) or clean_place(address)
+        employees = org.get("numberOfEmployees")
+        if isinstance(employees, dict):
+            low, high = employees.get("value") or employees.get("minValue"), None
+            if not employees.get("value"):
+                high = employees.get("maxValue")
+            employees = f"{low}-{high}" if low and high else low or high
+        if isinstance(employees, int | str) and re.fullmatch(r"\d+(?:-\d+)?\+?", str(employees)):
+            values["employeeCount"] = str(employees)
+        for name, value in values.items():
+            if value:
+                found.append(Candidate(name, value, None, (-1, 0, index, 0), page.url))
+    return found
+
+
+# A sentence of the JSON-LD page that states the value: it names the value and says what it is.
+_STATES = {
+    "yearFounded": re.compile(r"found|establish|since|began|started|\best\b", re.I),
+    "headquarters": re.compile(r"headquarter|\bHQ\b|based|located|address|office", re.I),
+    "employeeCount": re.compile(r"employ|people|staff|team", re.I),
+}
+
+
+def _cite_json_ld(candidate: Candidate, text_found: list[Candidate], page: SitePage) -> None:
+    """Give a JSON-LD value the sentence that states it, when the site has one."""
+    token = str(candidate.value).split(",")[0].split("-")[0].strip(" +")
+    word = re.compile(rf"(?<![\w.,]){re.escape(token)}(?![\w]|[.,]\d)", re.I)
+    for other in sorted(text_found, key=lambda c: c.order):
+        if other.field == candidate.field and word.search(str(other.value)):
+            candidate.cite, candidate.page_url = other.cite, other.page_url
+            return
+    for sentence in sentences(page.text[:MAX_TEXT]):
+        if word.search(sentence) and _STATES[candidate.field].search(sentence):
+            if not COPYRIGHT.search(sentence):
+                candidate.cite = Cite(page.url, sentence)
+                return
+
+
+def _profile_pages(snapshot: SiteSnapshot) -> list[tuple[int, SitePage]]:
+    seen: set[str] = set()
+    pages = []
+    for page in snapshot.pages:
+        if page.url not in seen:
+            seen.add(page.url)
+            pages.append(page)
+    ranked = sorted(((_rank(p), p) for p in pages), key=lambda item: item[0])
+    return [(rank, page) for rank, page in ranked if rank < 3]
+
+
+def _facts(
+    snapshot: SiteSnapshot, evidence: EvidenceMap | None, company_name: str
+) -> tuple[dict[str, Any], dict[str, list[str]], dict[str, list[dict[str, Any]]]]:
+    """Profile facts with their sources and quotes (see the module docstring)."""
+    aliases = _aliases(snapshot, company_name)
+    text_found: list[Candidate] = []
+    json_found: list[tuple[Candidate, SitePage]] = []
+    for index, (rank, page) in enumerate(_profile_pages(snapshot)):
+        try:
+            text_found.extend(page_candidates(page, rank, index, aliases))
+            json_found.extend((c, page) for c in _json_ld_candidates(page, index))
+        except Exception:  # a hostile page must not cost the other pages' facts
+            log.warning("profile rules skipped %s", page.url, exc_info=True)
+    for candidate, page in json_found:
+        _cite_json_ld(candidate, text_found, page)
+    values: dict[str, Any] = {}
+    sources: dict[str, list[str]] = {}
+    quotes: dict[str, list[dict[str, Any]]] = {}
+    lists: dict[str, list[dict[str, Any]]] = {"funding": [], "customers": []}
+    everything = sorted(text_found + [c for c, _ in json_found], key=lambda c: c.order)
+    for candidate in everything:
+        if candidate.field in values:
+            continue  # the best candidate of this field is already chosen
+        cited = evidence.resolve(candidate.cite) if evidence is not None else None
+        ids = [cited["evidenceId"]] if cited else []
+        if evidence is not None and not cited:
+            page_id = None if candidate.cite else evidence.evidence_id(candidate.page_url)
+            if page_id is None:
+                continue  # a value whose sentence is not in the stored evidence is dropped
+            ids = [page_id]
+        if candidate.field in lists:
+            value = candidate.value
+            entry = dict(value) if isinstance(value, dict) else {"name": value}
+            _add_listed(lists[candidate.field], entry, ids, cited)
+            continue
+        values[candidate.field] = candidate.value
+        if ids:
+            sources[candidate.field] = ids
+        if cited:
+            quotes[candidate.field] = [cited]
+    for name, entries in lists.items():
+        if entries:
+            values[name] = entries[:MAX_LIST]
+            sources[name] = list(dict.fromkeys(i for e in entries for i in e["evidenceIds"]))
+            listed = [q for e in entries for q in e["quotes"]]
+            quotes[name] = [q for i, q in enumerate(listed) if q not in listed[:i]][:MAX_LIST]
+            if not sources[name]:
+                del sources[name], quotes[name]
+    return values, sources, quotes
+
+
+def _add_listed(
+    entries: list[dict[str, Any]], entry: dict[str, Any], ids: list[str], cited: dict | None
+) -> None:
+    """Add a funding entry or customer, merging one already listed under the same key."""
+
+    def key(item: dict[str, Any]) -> str:
+        if "name" in item:
+            return item["name"].casefold()
+        if item.get("round") or item.get("amount"):
+            return f"{item.get('round')}|{item.get('amount')}"
+        return "|".join(sorted(i.casefold() for i in item.get("investors", [])))
+
+    for known in entries:
+        if key(known) == key(entry):
+            if entry.get("investors"):
+                known["investors"] = list(
+                    dict.fromkeys(known.get("investors", []) + entry["investors"])
+                )
+            known["evidenceIds"] = list(dict.fromkeys(known["evidenceIds"] + ids))
+            if cited and cited not in known["quotes"]:
+                known["quotes"].append(cited)
+            return
+    entries.append({**entry, "evidenceIds": ids, "quotes": [cited] if cited else []})
+
 
 INDUSTRIES = {
     "Software": ("software", "saas", "platform", "cloud", "app"),
@@ -60,70 +272,6 @@ INDUSTRIES = {
     "Logistics": ("logistics", "shipping", "freight", "warehouse"),
     "Education": ("education", "learning", "students", "school"),
 }
-
-
-def _profile_pages(snapshot: SiteSnapshot) -> list[SitePage]:
-    def score(page: SitePage) -> int:
-        where = f"{urlsplit(page.url).path} {page.title}".lower()
-        return 0 if any(word in where for word in PROFILE_PAGE_WORDS) else 1
-
-    return sorted(snapshot.pages, key=score)
-
-
-def _year(value: Any) -> int | None:
-    match = re.search(r"\b(1[5-9]\d\d|20\d\d)\b", str(value or ""))
-    return int(match.group(1)) if match else None
-
-
-def _employees(value: Any) -> str | None:
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, dict):
-        low, high = value.get("min"), value.get("max")
-        if low is not None and high is not None:
-            return f"{low}-{high}"
-        return f"{low}+" if low is not None else f"up to {high}" if high is not None else None
-    return None
-
-
-def _json_ld_facts(pages: list[SitePage]) -> dict[str, Any]:
-    from ci_service.intel.jsonld import organization_facts
-
-    found: dict[str, Any] = {}
-    for page in pages:
-        for facts in organization_facts(page.json_ld):
-            year = _year(facts.get("foundingDate"))
-            if year and "yearFounded" not in found:
-                found["yearFounded"] = year
-            if facts.get("address") and "headquarters" not in found:
-                found["headquarters"] = str(facts["address"])[:500]
-            employees = _employees(facts.get("numberOfEmployees"))
-            if employees and "employeeCount" not in found:
-                found["employeeCount"] = employees
-    return found
-
-
-def _text_facts(pages: list[SitePage]) -> dict[str, Any]:
-    found: dict[str, Any] = {}
-    for page in pages:
-        where = f"{urlsplit(page.url).path} {page.title}".lower()
-        if not any(word in where for word in PROFILE_PAGE_WORDS) and page.depth > 0:
-            continue
-        text = page.text
-        if "yearFounded" not in found and (match := _FOUNDED.search(text)):
-            found["yearFounded"] = int(match.group(1))
-        if "headquarters" not in found and (match := _HQ.search(text)):
-            found["headquarters"] = match.group(1).strip(" ,.")[:500]
-        if "employeeCount" not in found and (match := _EMPLOYEES.search(text)):
-            qualifier = (match.group(1) or "").strip()
-            number = match.group(2).replace(",", "").replace(".", "")
-            count = f"{number}+" if match.group(3) or qualifier in ("over", "more than") else number
-            found["employeeCount"] = count
-        if "revenue" not in found and (match := _REVENUE.search(text)):
-            qualifier = (match.group(1) or "").strip()
-            amount = " ".join(match.group(2).split())
-            found["revenue"] = f"{qualifier} {amount}".strip()[:500]
-    return found
 
 
 def _industry(snapshot: SiteSnapshot) -> str | None:
@@ -157,60 +305,26 @@ def is_pricing_page(page: SitePage) -> bool:
     return any(word in where for word in PRICING_WORDS)
 
 
-def _is_news_article(page: SitePage) -> bool:
-    path = urlsplit(page.url).path.rstrip("/")
-    return bool(NEWS_PATH.match(path))
-
-
-def news_entries(snapshot: SiteSnapshot) -> list[NewsEntry]:
-    """Feed entries, then news/press/blog article pages that no feed entry covers."""
-    entries = list(snapshot.news)
-    seen = {e.url for e in entries if e.url}
-    host = urlsplit(snapshot.start_url).hostname or ""
-    for page in snapshot.pages:
-        if _is_news_article(page) and page.url not in seen:
-            seen.add(page.url)
-            summary = page.description or next(
-                (line for _h, _l, text in page.sections for line in text.splitlines() if line),
-                "",
-            )
-            title = re.split(r"\s+[–—|]\s+", page.title or "", maxsplit=1)[0].strip()
-            entries.append(NewsEntry(title or page.url, page.url, None, summary[:2000], host, ""))
-    return entries
-
-
-def news_feed(snapshot: SiteSnapshot, existing: list[dict[str, Any]] | None) -> list[dict]:
-    """News entries merged into ``existing``: deduplicated, newest first, capped."""
-    items: dict[str, dict[str, Any]] = {}
-    fresh = [
-        {
-            "date": entry.published.date().isoformat() if entry.published else "",
-            "title": entry.title[:500],
-            "url": entry.url,
-            "summary": entry.summary[:2000],
-            "source": (entry.source or urlsplit(snapshot.start_url).hostname or "")[:500],
-        }
-        for entry in news_entries(snapshot)
-    ]
-    for item in fresh + list(existing or []):
-        if not isinstance(item, dict):
-            continue
-        key = (item.get("url") or item.get("title") or "").strip().casefold()
-        if key and key not in items:
-            items[key] = {k: v for k, v in item.items() if not (k == "url" and not v)}
-    ordered = sorted(items.values(), key=lambda i: str(i.get("date") or ""), reverse=True)
-    return ordered[:MAX_NEWS]
-
-
 def extract_profile(
-    snapshot: SiteSnapshot, existing: dict[str, Any] | None = None
+    snapshot: SiteSnapshot,
+    existing: dict[str, Any] | None = None,
+    evidence: EvidenceMap | None = None,
+    company_name: str = "",
 ) -> dict[str, Any]:
-    """The companyProfile fields found in the snapshot (to merge into the stored one)."""
+    """The companyProfile fields found in the snapshot (to merge into the stored one), with
+    ``sources``/``quotes`` when ``evidence`` is given (see the module docstring)."""
     from ci_service.pipeline.products import is_product_page
 
-    existing = existing or {}
-    pages = _profile_pages(snapshot)
-    profile = {**_text_facts(pages), **_json_ld_facts(pages)}
+    existing = existing if isinstance(existing, dict) else {}
+    profile, sources, quotes = _facts(snapshot, evidence, company_name)
+    # The stored maps are replaced as a whole on save: keep the entries of the fields this
+    # run did not find, drop those of the fields it found again (their new sources win).
+    for name, found in (("sources", sources), ("quotes", quotes)):
+        stored = existing.get(name) if isinstance(existing.get(name), dict) else {}
+        merged = {k: v for k, v in stored.items() if k not in profile}
+        merged.update(found)
+        if merged or stored:
+            profile[name] = merged
     industry = _industry(snapshot)
     if industry:
         profile["industry"] = industry

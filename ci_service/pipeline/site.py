@@ -13,9 +13,11 @@ broken PDFs) are skipped, counted in ``errors`` and logged.
 from __future__ import annotations
 
 import logging
+import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
+from urllib.parse import urlsplit
 
 from ci_service.jobs.types import JobContext, StepError
 from ci_service.pipeline import context
@@ -60,6 +62,11 @@ class SitePage:
     json_ld: list[dict[str, Any]]
     links: list[tuple[str, str]]  # (url, text)
     depth: int = 0
+    # The page's markup (decoded, capped) for extractors that read structure: cards,
+    # tables, definition lists (people, news lists, pricing, products).
+    html: str = ""
+    # Its ``rel=canonical`` URL ("" when none): news and people dedupe by it.
+    canonical: str = ""
 
 
 @dataclass
@@ -84,7 +91,28 @@ def _page(crawled: Any) -> SitePage:
         json_ld=list(page.json_ld),
         links=[(link.url, link.text) for link in page.links],
         depth=crawled.depth,
+        html=page.html,
+        canonical=page.canonical,
     )
+
+
+_NEWS_FEED_PATH = re.compile(r"blog|news|press|insights|updates|posts|articles|stories", re.I)
+_LOW_FEED_PATH = re.compile(r"/(?:tags?|categories|category|authors?|comments)/", re.I)
+
+
+def _feed_order(url: str) -> tuple[int, int]:
+    """News feeds first (blog, news, press ...), then the site's main feed, then the rest;
+    tag, category and comment feeds last (they repeat the main feed's entries)."""
+    path = urlsplit(url).path
+    if _LOW_FEED_PATH.search(path):
+        rank = 3
+    elif _NEWS_FEED_PATH.search(path):
+        rank = 0
+    elif path.count("/") <= 1:
+        rank = 1
+    else:
+        rank = 2
+    return rank, len(path)
 
 
 def _failure_reason(crawl: Any, fetcher: Any, url: str) -> str:
@@ -114,7 +142,8 @@ def read_site(
 
     Progress is reported within ``span`` of the current step, once per page.
     """
-    from ci_service.intel.crawl import crawl_site
+    from ci_service.intel.boilerplate import drop_repeated_lines
+    from ci_service.intel.crawl import crawl_site, probe_feed_paths
     from ci_service.intel.errors import BlockedUrl
 
     config = context.settings()
@@ -138,13 +167,16 @@ def read_site(
                 fetcher,
                 url,
                 max_pages=pages_cap,
-                probe_feeds=False,
+                probe_feeds=feeds,
                 progress=progress,
                 should_cancel=cancelled,
             )
         except BlockedUrl as exc:
             raise StepError(exc.message) from None
-        snapshot = SiteSnapshot(start_url=url, feeds=list(crawl.feeds)[:MAX_FEEDS])
+        feeds_first = sorted(crawl.feeds, key=_feed_order)[:MAX_FEEDS]
+        snapshot = SiteSnapshot(start_url=url, feeds=feeds_first)
+        # Text most pages of the site repeat (menus, footers) is not evidence.
+        drop_repeated_lines([p.page for p in crawl.pages])
         snapshot.pages = [_page(p) for p in crawl.pages if p.page.text or p.page.title]
         snapshot.errors.extend(crawl.errors)
         snapshot.skipped.extend(crawl.skipped)
@@ -153,6 +185,12 @@ def read_site(
             raise StepError(f"could not fetch any page of {url}: {reason}")
         if feeds:
             _read_feeds(fetcher, snapshot)
+            if not snapshot.news:
+                # The feeds the pages named gave nothing (a dead link, HTML at a feed URL):
+                # the usual feed paths may still hold the site's feed.
+                origin = snapshot.pages[0].url
+                snapshot.feeds = probe_feed_paths(fetcher, origin, skip=snapshot.feeds)[:MAX_FEEDS]
+                _read_feeds(fetcher, snapshot)
             if ctx is not None:
                 ctx.progress(low + (high - low) * 0.9, "Read news feeds")
         if documents:

@@ -10,6 +10,13 @@ until none is left, and its completion hook (in the transaction that completes t
 finishes any card requested after the step's last look. Regenerating replaces the card's
 content and mode; cards never pile up. A failed or cancelled job marks its pending cards
 FAILED and leaves their previous content in place.
+
+Mode shown: while a card is GENERATING its ``mode`` is the requested one (the answer to
+generate, and every read until the job ends, show the card as it is being generated, its
+content possibly still the previous one); ``mode`` is stored only when the content in that
+mode is written, so a failed or cancelled job shows the mode of the content it kept.
+Callers without a mode (the generate_battlecard tool without ``mode``) keep the card's
+mode (a pending request's, else the written one), ATTACK for a new card.
 """
 
 from __future__ import annotations
@@ -23,7 +30,7 @@ from ci_service.jobs.types import JobContext
 from ci_service.services import battlecard_content, cleanup, matrix
 from ci_service.services.analysis_jobs import GENERATE
 from ci_service.services.intel import evidence_record
-from ci_service.store.analysis import BATTLECARD_MODES, Battlecard, MatrixCell
+from ci_service.store.analysis import BATTLECARD_MODES, Battlecard
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import transaction
 from ci_service.store.intel import IntelItem
@@ -77,25 +84,22 @@ def _check_args(product_id: Any, mode: Any) -> None:
 # -- generation -------------------------------------------------------------------------
 
 
-def _cells(workspace_id: str, competitor: Competitor, product: Offering) -> list[dict]:
-    stored = list(
-        MatrixCell.select()
-        .where(MatrixCell.competitor == competitor.id, MatrixCell.product == product.id)
-        .order_by(MatrixCell.category_name, MatrixCell.id)
-    )
-    if stored:
-        return [matrix.cell_to_dict(c) for c in stored]
-    # Not scored yet (e.g. a product outside relevantProductIds): score on the spot.
-    return [
-        {
-            "categoryId": category["id"],
-            "categoryName": category["name"],
-            "summary": scored.summary,
-            "capabilityStatus": scored.status,
-            "evidenceIds": scored.evidence_ids,
-        }
-        for category, scored in matrix.score_pair(workspace_id, competitor, product)
-    ]
+def _cited_ids(competitor: Competitor, offerings: list[Offering]) -> set[str]:
+    """Evidence ids the competitor's structured facts cite (profile, features, pricing)."""
+    ids: set[str] = set()
+    profile = competitor.company_profile or {}
+    for citations in (profile.get("quotes") or {}).values():
+        ids.update(c.get("evidenceId") for c in citations or [] if isinstance(c, dict))
+    for key in ("funding", "customers"):
+        for entry in profile.get(key) or []:
+            ids.update(entry.get("evidenceIds") or [] if isinstance(entry, dict) else [])
+    for offering in offerings:
+        items = list(offering.features or []) + list(offering.capabilities or [])
+        items += list(getattr(offering, "pricing", None) or [])
+        for item in items:
+            ids.update(item.get("evidenceIds") or [] if isinstance(item, dict) else [])
+    ids.discard(None)
+    return ids
 
 
 def regenerate(card: Battlecard, mode: str | None = None) -> Battlecard:
@@ -109,12 +113,20 @@ def regenerate(card: Battlecard, mode: str | None = None) -> Battlecard:
         .order_by(IntelItem.seq.desc())
         .limit(INTEL_FOR_CARD)
     )
-    cells = _cells(card.workspace_id, competitor, product)
-    cited = {i for c in cells for i in c["evidenceIds"]} - {i.id for i in intel}
-    if cited:  # evidence of the cells outside the newest items (e.g. our product's pages)
-        intel += list(IntelItem.select().where(IntelItem.id.in_(list(cited))))
+    offerings = list(
+        Offering.select()
+        .where(Offering.workspace == card.workspace_id, Offering.competitor == competitor.id)
+        .order_by(Offering.created_at, Offering.id)
+    )
+    cited = _cited_ids(competitor, offerings) - {i.id for i in intel}
+    if cited:  # facts citing items outside the newest ones
+        intel += list(
+            IntelItem.select().where(
+                IntelItem.workspace == card.workspace_id, IntelItem.id.in_(list(cited))
+            )
+        )
     content = battlecard_content.generate_content(
-        card.workspace_id, competitor, product, mode, cells, intel
+        card.workspace_id, competitor, product, mode, offerings, intel
     )
     now = utcnow()
     card.mode = mode
@@ -186,7 +198,8 @@ def start_generation(
 
     404 for a competitor or product (our own) not in the workspace; 400 naming
     ``productId`` or ``mode`` when missing or invalid. Returns the card as it is now
-    (a new card has empty content) and the job."""
+    (a new card has empty content; an existing one its previous content), which shows
+    ``mode`` as requested, and the job."""
     _check_args(product_id, mode)
     with transaction():
         competitor = _competitor(workspace_id, competitor_id)
@@ -230,15 +243,16 @@ def start_generation(
 def start_generation_default_mode(
     workspace_id: str, competitor_id: str, product_id: Any
 ) -> tuple[Battlecard, Job]:
-    """``start_generation`` for callers without a mode (the generate_battlecard tool): the
-    existing card's mode, ATTACK for a new card."""
+    """``start_generation`` for callers without a mode (the generate_battlecard tool
+    without ``mode``): the existing card's mode (a pending request's, else the written
+    one), ATTACK for a new card."""
     _check_args(product_id, "ATTACK")
     existing = Battlecard.get_or_none(
         (Battlecard.workspace == workspace_id)
         & (Battlecard.competitor == competitor_id)
         & (Battlecard.my_product == product_id)
     )
-    mode = existing.mode if existing is not None else "ATTACK"
+    mode = (existing.requested_mode or existing.mode) if existing is not None else "ATTACK"
     return start_generation(workspace_id, competitor_id, product_id, mode)
 
 
@@ -304,6 +318,13 @@ def battlecard_for(workspace_id: str, competitor_id: str, product_id: str) -> Ba
     return row
 
 
+def shown_mode(row: Battlecard) -> str:
+    """The requested mode while the card is being generated, else the written one."""
+    if row.status == "GENERATING" and row.requested_mode in BATTLECARD_MODES:
+        return row.requested_mode
+    return row.mode
+
+
 def battlecard_to_dict(row: Battlecard) -> dict[str, Any]:
     content = {**EMPTY_CONTENT, **(row.content or {})}
     return {
@@ -311,7 +332,7 @@ def battlecard_to_dict(row: Battlecard) -> dict[str, Any]:
         "workspaceId": row.workspace_id,
         "competitorId": row.competitor_id,
         "myProductId": row.my_product_id,
-        "mode": row.mode,
+        "mode": shown_mode(row),
         "status": row.status,
         "requestedMode": row.requested_mode,
         "content": content,
@@ -329,6 +350,14 @@ def evidence_map(workspace_id: str, card: Battlecard) -> dict[str, dict[str, Any
         return {}
     rows = IntelItem.select().where(IntelItem.workspace == workspace_id, IntelItem.id.in_(ids))
     found = {r.id: evidence_record(r) for r in rows}
+    quotes = battlecard_content.quotes_by_evidence(card.content or {})
+    for item_id, record in found.items():
+        # The sentences the card cites from this item, each with a link that opens the
+        # page at it; ``quote``/``quoteUrl`` repeat the first for one-click checks.
+        cited = quotes.get(item_id, [])
+        record["quotes"] = cited
+        if cited:
+            record["quote"], record["quoteUrl"] = cited[0]["quote"], cited[0]["url"]
     return {i: found[i] for i in ids if i in found}
 
 

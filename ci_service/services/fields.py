@@ -128,12 +128,32 @@ def Url(**kwargs) -> ma.fields.String:  # noqa: N802
     return ma.fields.String(validate=check_url, metadata={"format": "uri"}, **kwargs)
 
 
+class CitationSchema(InputSchema):
+    """Where a fact was read: the evidence item, the exact sentence there, and a link that
+    opens the page at that sentence (a ``#:~:text=`` fragment)."""
+
+    evidenceId = ma.fields.String(required=True, validate=ITEM_ID)
+    quote = ma.fields.String(required=True, validate=Length(min=1, max=2000))
+    url = ma.fields.String(validate=Length(max=4096))
+
+
+def Citations(**kwargs) -> ma.fields.List:  # noqa: N802
+    return ma.fields.List(Object(CitationSchema), validate=MAX_ITEMS, **kwargs)
+
+
+def EvidenceIds(**kwargs) -> ma.fields.List:  # noqa: N802
+    return ma.fields.List(ma.fields.String(validate=ITEM_ID), validate=MAX_ITEMS, **kwargs)
+
+
 class ItemSchema(InputSchema):
-    """A feature, category or capability: ``{id?, name, description?}``."""
+    """A feature, category or capability: ``{id?, name, description?}``, plus the evidence
+    it was read from when the pipeline found it (``evidenceIds``, ``quotes``)."""
 
     id = ma.fields.String(validate=ITEM_ID, metadata={"description": "generated when omitted"})
     name = ma.fields.String(required=True, validate=NAME)
     description = ma.fields.String(validate=TEXT)
+    evidenceIds = EvidenceIds()
+    quotes = Citations()
 
 
 def Items(**kwargs) -> ma.fields.List:  # noqa: N802
@@ -157,6 +177,27 @@ class NewsItemSchema(InputSchema):
     source = ma.fields.String(validate=SHORT)
 
 
+class FundingRoundSchema(InputSchema):
+    """One funding event: ``{round?, amount?, currency?, date?, investors[], evidenceIds,
+    quotes}``; ``amount`` is a number in ``currency`` (ISO 4217) when the page says one."""
+
+    round = ma.fields.String(allow_none=True, validate=SHORT)
+    amount = StrictNumber(allow_none=True)
+    currency = ma.fields.String(allow_none=True, validate=Length(max=8))
+    date = ma.fields.String(allow_none=True, validate=SHORT)
+    investors = Strings(item=SHORT)
+    evidenceIds = EvidenceIds()
+    quotes = Citations()
+
+
+class NamedFactSchema(InputSchema):
+    """A named fact (a customer, a founder): ``{name, evidenceIds, quotes}``."""
+
+    name = ma.fields.String(required=True, validate=NAME)
+    evidenceIds = EvidenceIds()
+    quotes = Citations()
+
+
 class CompanyProfileSchema(InputSchema):
     yearFounded = Int(allow_none=True, validate=Range(0, 9999))
     revenue = ma.fields.String(allow_none=True, validate=SHORT)
@@ -166,6 +207,39 @@ class CompanyProfileSchema(InputSchema):
     newsFeed = ma.fields.List(Object(NewsItemSchema), validate=MAX_ITEMS)
     pricingLinks = ma.fields.List(Object(DiscoveredLinkSchema), validate=MAX_ITEMS)
     offeringLinks = ma.fields.List(Object(DiscoveredLinkSchema), validate=MAX_ITEMS)
+    funding = ma.fields.List(Object(FundingRoundSchema), validate=MAX_ITEMS)
+    customers = ma.fields.List(Object(NamedFactSchema), validate=MAX_ITEMS)
+    sources = ma.fields.Dict(
+        keys=ma.fields.String(validate=Length(max=100)),
+        values=EvidenceIds(),
+        metadata={"description": "profile field -> ids of the evidence items that state it"},
+    )
+    quotes = ma.fields.Dict(
+        keys=ma.fields.String(validate=Length(max=100)),
+        values=Citations(),
+        metadata={"description": "profile field -> the sentences that state it"},
+    )
+
+
+class PricingPlanSchema(InputSchema):
+    """A plan read from a pricing page. ``price`` is null for "contact sales" plans
+    (``onRequest`` true); ``period`` month, year or one-time; ``unit`` e.g. "per user",
+    "per end-user", "flat"."""
+
+    name = ma.fields.String(required=True, validate=NAME)
+    price = StrictNumber(allow_none=True)
+    currency = ma.fields.String(allow_none=True, validate=Length(max=8))
+    period = ma.fields.String(allow_none=True, validate=OneOf(["month", "year", "one-time"]))
+    unit = ma.fields.String(allow_none=True, validate=SHORT)
+    onRequest = StrictBoolean()
+    priceText = ma.fields.String(allow_none=True, validate=SHORT)
+    features = Strings(item=SHORT)
+    evidenceIds = EvidenceIds()
+    quotes = Citations()
+
+
+def PricingPlans(**kwargs) -> ma.fields.List:  # noqa: N802
+    return ma.fields.List(Object(PricingPlanSchema), validate=MAX_ITEMS, **kwargs)
 
 
 def Profile(**kwargs) -> ma.fields.Nested:  # noqa: N802
@@ -232,7 +306,11 @@ def normalize_items(field: str, items: list[dict]) -> list[dict]:
             raise fail({field: [f"duplicate id '{item_id}'"]})
         seen.add(item_id)
         description = item.get("description", "")
-        out.append({"id": item_id, "name": item["name"], "description": description})
+        normalized = {"id": item_id, "name": item["name"], "description": description}
+        for extra in ("evidenceIds", "quotes"):  # kept only when given (pipeline facts)
+            if item.get(extra):
+                normalized[extra] = item[extra]
+        out.append(normalized)
     return out
 
 

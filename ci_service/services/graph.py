@@ -43,6 +43,8 @@ LABEL_COLORS = {
 }
 DEFAULT_COLOR = "#6b7280"
 MAX_NAME = 2000
+# Node properties the graph read shows in ``data`` (beside id, name, label and color).
+NODE_PROPERTIES = ("title", "founder", "date", "url", "evidenceIds", "quotes")
 
 
 def find_node(workspace_id: str, key: str) -> GraphNode | None:
@@ -57,8 +59,10 @@ def upsert_node(
     *,
     ref_type: str | None = None,
     ref_id: str | None = None,
+    properties: dict[str, Any] | None = None,
 ) -> GraphNode:
-    """The node with ``key``, created or brought up to date (label, name, owner)."""
+    """The node with ``key``, created or brought up to date (label, name, owner and, when
+    given, ``properties``, which replace the stored ones)."""
     name = (name or "")[:MAX_NAME]
     node = find_node(workspace_id, key)
     if node is None:
@@ -69,9 +73,13 @@ def upsert_node(
             name=name,
             ref_type=ref_type,
             ref_id=ref_id,
+            properties=properties or {},
         )
-    if (node.label, node.name, node.ref_type, node.ref_id) != (label, name, ref_type, ref_id):
+    props = node.properties if properties is None else properties
+    current = (node.label, node.name, node.ref_type, node.ref_id, node.properties)
+    if current != (label, name, ref_type, ref_id, props):
         node.label, node.name, node.ref_type, node.ref_id = label, name, ref_type, ref_id
+        node.properties = props
         node.save()
     return node
 
@@ -161,8 +169,22 @@ def counts(workspace_id: str) -> tuple[int, int]:
     return nodes, edges
 
 
+def _node_data(node: GraphNode) -> dict[str, Any]:
+    data = {
+        "id": node.id,
+        "name": node.name,
+        "label": node.label,
+        "color": LABEL_COLORS.get(node.label, DEFAULT_COLOR),
+    }
+    for key, value in (node.properties or {}).items():
+        if key in NODE_PROPERTIES and value not in (None, "", [], {}):
+            data[key] = value
+    return data
+
+
 def graph_elements(workspace_id: str) -> dict[str, Any]:
-    """``{elements: {nodes, edges}}`` in the generic visualization element format."""
+    """``{elements: {nodes, edges}}`` in the generic visualization element format; a node's
+    ``data`` also holds its :data:`NODE_PROPERTIES` (a PERSON's title and evidence)."""
     nodes = (
         GraphNode.select()
         .where(GraphNode.workspace == workspace_id)
@@ -175,17 +197,7 @@ def graph_elements(workspace_id: str) -> dict[str, Any]:
     )
     return {
         "elements": {
-            "nodes": [
-                {
-                    "data": {
-                        "id": n.id,
-                        "name": n.name,
-                        "label": n.label,
-                        "color": LABEL_COLORS.get(n.label, DEFAULT_COLOR),
-                    }
-                }
-                for n in nodes
-            ],
+            "nodes": [{"data": _node_data(n)} for n in nodes],
             "edges": [
                 {
                     "data": {

@@ -11,6 +11,8 @@ helper                     node (key)                     edge
 ``link_market_event``      MARKET_EVENT per owner and URL owner -HAS_EVENT-> event
                            (or title when no URL)
 ``link_person``            PERSON per owner and name      owner -HAS_PERSON-> person
+                           (properties: title, founder,
+                           evidenceIds, quotes)
 ``link_topics``            TOPIC per workspace and topic  owner -MENTIONS-> topic;
                            (shared by owners)             topic -RELATED_TO-> topic
 ========================== ============================== ===============================
@@ -104,7 +106,14 @@ def owner_node(workspace_id: str, owner: Any) -> GraphNode:
     return node
 
 
-def _owned(workspace_id: str, owner: Owner, label: str, ref: str, name: str) -> GraphNode:
+def _owned(
+    workspace_id: str,
+    owner: Owner,
+    label: str,
+    ref: str,
+    name: str,
+    properties: dict[str, Any] | None = None,
+) -> GraphNode:
     return graph.upsert_node(
         workspace_id,
         label,
@@ -112,6 +121,7 @@ def _owned(workspace_id: str, owner: Owner, label: str, ref: str, name: str) -> 
         name,
         ref_type=owner.kind,
         ref_id=owner.id,
+        properties=properties,
     )
 
 
@@ -124,23 +134,41 @@ def link_document(workspace_id: str, owner: Any, url: str, title: str) -> GraphN
 
 
 def link_market_event(
-    workspace_id: str, owner: Any, title: str, url: str | None, date: Any = None
+    workspace_id: str,
+    owner: Any,
+    title: str,
+    url: str | None,
+    date: Any = None,
+    properties: dict[str, Any] | None = None,
 ) -> GraphNode:
-    """A MARKET_EVENT node per news item; named ``YYYY-MM-DD: title`` when dated."""
+    """A MARKET_EVENT node per news item; named ``YYYY-MM-DD: title`` when dated.
+
+    ``properties`` (e.g. ``{date, url, evidenceIds, quotes}``) replace the stored ones when
+    given."""
     owner = as_owner(owner)
     day = date.isoformat()[:10] if hasattr(date, "isoformat") else (str(date)[:10] if date else "")
     name = f"{day}: {title}" if day else title
-    node = _owned(workspace_id, owner, "MARKET_EVENT", url or f"title:{title}", name)
+    ref = url or f"title:{title}"
+    node = _owned(workspace_id, owner, "MARKET_EVENT", ref, name, properties)
     graph.link(workspace_id, owner_node(workspace_id, owner), node, "HAS_EVENT")
     return node
 
 
-def link_person(workspace_id: str, owner: Any, name: str, role: str | None = None) -> GraphNode:
-    """A PERSON node (``Name (role)``), one per owner and case-insensitive name."""
+def link_person(
+    workspace_id: str,
+    owner: Any,
+    name: str,
+    role: str | None = None,
+    properties: dict[str, Any] | None = None,
+) -> GraphNode:
+    """A PERSON node (``Name (role)``), one per owner and case-insensitive name.
+
+    ``properties`` (``{title, founder, evidenceIds, quotes}``) replace the stored ones when
+    given, so a re-collection updates the person's title and evidence in place."""
     owner = as_owner(owner)
     clean = " ".join(name.split())
     label = f"{clean} ({role})" if role else clean
-    node = _owned(workspace_id, owner, "PERSON", clean.casefold(), label)
+    node = _owned(workspace_id, owner, "PERSON", clean.casefold(), label, properties)
     graph.link(workspace_id, owner_node(workspace_id, owner), node, "HAS_PERSON")
     return node
 

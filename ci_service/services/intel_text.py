@@ -7,7 +7,10 @@ least two of them. Score = 2 × texts containing it + occurrences, phrases × 1.
 alphabet. A word is dropped when a chosen phrase containing it covers half its
 occurrences. Lower case out; at most ``max_topics``.
 
-``extract_people(text, json_ld=None)``: conservative patterns only: a name of 2 to 4
+``extract_people(text, json_ld=None)`` (kept for callers of this text-only form; the
+pipeline reads people with ``ci_service.pipeline.people``, which also understands cards,
+definition lists, headings and humans.txt and cites each person's line): conservative
+patterns only: a name of 2 to 4
 capitalised words followed by a separator (comma, dash, en/em dash, pipe, colon) and a
 job title from a known vocabulary ("Jane Doe, CEO", "Jane Doe — Chief Technology
 Officer", "John Smith | VP of Sales"), or JSON-LD ``Person`` objects (``name`` and

@@ -11,6 +11,12 @@ Categories scored for a (competitor, product) pair: the product's categories, th
 competitor's (deduplicated by id and by case-insensitive name); the default categories when
 neither has any.
 
+Reads: ``productId`` keeps the competitors whose ``relevantProductIds`` name it (as the
+competitors list; an empty list is scored against every product but never matches a
+filter). ``cells`` and ``cellMap`` hold the same cells: per selected category and listed
+competitor, the cell with its id, else an unused one of the same name shown under the
+category's id and name, so every cell is ``cellMap[categoryId][competitorId]``.
+
 Language model: when the pipeline's LLM provider is configured (``CI_SERVICE_LLM_*``, see
 ``pipeline/llm.py``), build-matrix asks it to re-judge the status of every cell with
 evidence from the cell's bullets; an answer that is not exactly one status keeps the
@@ -294,11 +300,9 @@ def _competitors(
         .order_by(Competitor.created_at, Competitor.id)
     )
     if product_id is not None:
-        # Relevant to the product: named in relevantProductIds, or competing with every
-        # product because that list is empty (as build_matrix scores them).
-        rows = [
-            r for r in rows if not r.relevant_product_ids or product_id in r.relevant_product_ids
-        ]
+        # The competitors list's meaning (services/competitors.list_competitors): named in
+        # relevantProductIds. An empty list is not "every product" for a filter.
+        rows = [r for r in rows if product_id in (r.relevant_product_ids or [])]
     if competitor_ids is not None:
         wanted = set(competitor_ids)
         rows = [r for r in rows if r.id in wanted]
@@ -340,14 +344,28 @@ def _selected_cells(
     return out
 
 
-def _find(cells: list[MatrixCell], category: dict[str, str]) -> MatrixCell | None:
-    for cell in cells:
-        if cell.category_id == category["id"]:
-            return cell
-    for cell in cells:
-        if _norm(cell.category_name) == _norm(category["name"]):
-            return cell
-    return None
+def _place(categories: list[dict[str, str]], cells: list[MatrixCell]) -> dict[str, dict[str, Any]]:
+    """category id -> one competitor's shown cell: by id first, then by name among the
+    unused cells (shown with the category's id and name); no cell is shown twice."""
+    placed: dict[str, dict[str, Any]] = {}
+    used: set[str] = set()
+    for category in categories:
+        for cell in cells:
+            if cell.id not in used and cell.category_id == category["id"]:
+                placed[category["id"]] = cell_to_dict(cell)
+                used.add(cell.id)
+                break
+    for category in categories:
+        if category["id"] in placed:
+            continue
+        for cell in cells:
+            if cell.id not in used and _norm(cell.category_name) == _norm(category["name"]):
+                shown = cell_to_dict(cell)
+                shown.update(categoryId=category["id"], categoryName=category["name"])
+                placed[category["id"]] = shown
+                used.add(cell.id)
+                break
+    return placed
 
 
 def select_categories(
@@ -359,11 +377,11 @@ def select_categories(
     3. those of the matrix cells (first appearance); 4. the default categories."""
 
     def clean(items) -> list[dict[str, str]]:
-        return [
-            {"id": str(i["id"]), "name": str(i["name"])}
-            for i in items or []
-            if isinstance(i, dict) and i.get("id") and i.get("name")
-        ]
+        out: dict[str, dict[str, str]] = {}  # by id: cellMap has one row per category id
+        for i in items or []:
+            if isinstance(i, dict) and i.get("id") and i.get("name"):
+                out.setdefault(str(i["id"]), {"id": str(i["id"]), "name": str(i["name"])})
+        return list(out.values())
 
     if product is not None and clean(product.categories):
         return clean(product.categories)
@@ -393,18 +411,18 @@ def get_matrix(
     selected = _selected_cells(workspace_id, competitors, product_id)
     all_cells = [cell for c in competitors for cell in selected.get(c.id, [])]
     categories = select_categories(product, competitors, all_cells)
-    cell_map: dict[str, dict[str, Any]] = {}
-    for category in categories:
-        row: dict[str, Any] = {}
-        for competitor in competitors:
-            cell = _find(selected.get(competitor.id, []), category)
-            if cell is not None:
-                row[competitor.id] = cell_to_dict(cell)
-        cell_map[category["id"]] = row
+    cell_map: dict[str, dict[str, Any]] = {category["id"]: {} for category in categories}
+    cells: list[dict[str, Any]] = []  # exactly the cells of cellMap: competitor, category order
+    for competitor in competitors:
+        placed = _place(categories, selected.get(competitor.id, []))
+        for category in categories:
+            if category["id"] in placed:
+                cell_map[category["id"]][competitor.id] = placed[category["id"]]
+                cells.append(placed[category["id"]])
     result: dict[str, Any] = {
         "categories": categories,
         "competitors": [{"id": c.id, "name": c.name, "status": c.status} for c in competitors],
-        "cells": [cell_to_dict(c) for c in all_cells],
+        "cells": cells,
         "cellMap": cell_map,
     }
     if include_our_product and product is not None:

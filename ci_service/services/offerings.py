@@ -20,6 +20,7 @@ from ci_service.services.fields import (
     Bool,
     InputSchema,
     Items,
+    PricingPlans,
     Strings,
     fail,
     load,
@@ -32,6 +33,11 @@ from ci_service.store.db import transaction
 from ci_service.store.resources import Offering, Solution
 from ci_service.timeutil import iso, utcnow
 
+PRICING_HELP = (
+    "price plans ({name, price, currency, period, unit, onRequest, priceText, features}); "
+    "replaces the list. Battlecards compare our plans with the competitor's."
+)
+
 
 class OfferingUpdateSchema(InputSchema):
     name = ma.fields.String(validate=NAME)
@@ -42,6 +48,7 @@ class OfferingUpdateSchema(InputSchema):
     capabilityIds = Strings(ITEM_ID)
     childOfferingIds = Strings(ITEM_ID, metadata={"description": "bundle/suite members"})
     isActive = Bool()
+    pricing = PricingPlans(metadata={"description": PRICING_HELP})
 
 
 class OfferingCreateSchema(OfferingUpdateSchema):
@@ -58,6 +65,7 @@ class ProductUpdateSchema(InputSchema):
     features = Items()
     categories = Items()
     capabilities = Items()
+    pricing = PricingPlans(metadata={"description": PRICING_HELP})
 
 
 class ProductCreateSchema(ProductUpdateSchema):
@@ -139,6 +147,35 @@ def _apply(row: Offering, values: dict[str, Any], workspace_id: str) -> None:
         row.child_offering_ids = children
     if "isActive" in values:
         row.is_active = values["isActive"]
+    if "pricing" in values:
+        row.pricing = normalize_plans(values["pricing"])
+
+
+def normalize_plans(plans: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Plans in their stored shape (every field present); a plan name and period given twice
+    is a 400. An ``onRequest`` plan has no price."""
+    out, seen = [], set()
+    for plan in plans:
+        key = (plan["name"].casefold(), plan.get("period"))
+        if key in seen:
+            raise fail({"pricing": [f"plan '{plan['name']}' ({plan.get('period')}) given twice"]})
+        seen.add(key)
+        on_request = bool(plan.get("onRequest", False))
+        out.append(
+            {
+                "name": plan["name"],
+                "price": None if on_request else plan.get("price"),
+                "currency": plan.get("currency"),
+                "period": plan.get("period"),
+                "unit": plan.get("unit"),
+                "onRequest": on_request,
+                "priceText": plan.get("priceText"),
+                "features": list(plan.get("features") or []),
+                "evidenceIds": list(plan.get("evidenceIds") or []),
+                "quotes": list(plan.get("quotes") or []),
+            }
+        )
+    return out
 
 
 def create_offering(
@@ -252,6 +289,8 @@ def offering_to_dict(row: Offering) -> dict[str, Any]:
         "createdAt": iso(row.created_at),
         "createdByUserId": row.created_by_user_id,
         "isActive": row.is_active,
+        "pricing": row.pricing or [],
+        "pricingChanges": row.pricing_changes or [],
     }
 
 
@@ -266,6 +305,7 @@ def product_to_dict(row: Offering) -> dict[str, Any]:
         "features": row.features,
         "categories": row.categories,
         "capabilities": row.capabilities,
+        "pricing": row.pricing or [],
         "createdAt": iso(row.created_at),
         "createdByUserId": row.created_by_user_id,
     }

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import json
-from datetime import UTC, datetime
+from datetime import datetime
 
 from peewee import CharField, Model, TextField
 
 from ci_service.store.db import database, new_id
+from ci_service.timeutil import read_stored, stored_text
 
 
 class JSONField(TextField):
@@ -40,16 +41,17 @@ class UTCDateTimeField(TextField):
             return None
         if isinstance(value, str):
             return value
-        if value.tzinfo is None:
-            value = value.replace(tzinfo=UTC)
-        return value.astimezone(UTC).strftime(self.FORMAT)
+        return stored_text(value)
 
     def python_value(self, value):
         if value is None:
             return None
         # fromisoformat reads the stored form (trailing Z included) about 40x faster than
         # strptime, which dominated list endpoints in the issue 8 benchmark.
-        return datetime.fromisoformat(value)
+        try:
+            return datetime.fromisoformat(value)
+        except ValueError:
+            return read_stored(value)  # a row an older version wrote badly: never a 500
 
 
 class BaseModel(Model):

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from peewee import CharField, ForeignKeyField
 
-from ci_service.store.base import BaseModel, UTCDateTimeField
+from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
 from ci_service.store.identity import Workspace
 from ci_service.timeutil import utcnow
 
@@ -22,6 +22,9 @@ class GraphNode(BaseModel):
     ref_type = CharField(max_length=40, null=True)  # what record owns it (for removal)
     ref_id = CharField(max_length=64, null=True)
     created_at = UTCDateTimeField(default=utcnow)
+    # What the node says beyond its name, e.g. a PERSON's title, founder flag and the
+    # evidence behind them ({title, founder, evidenceIds, quotes}); added by 0007.
+    properties = JSONField(default=dict)
 
     class Meta:
         indexes = (

@@ -28,6 +28,11 @@ class Offering(BaseModel):
     categories = JSONField(default=list)  # [{id, name, description}]
     capabilities = JSONField(default=list)  # [{id, name, description}]; ids = capabilityIds
     child_offering_ids = JSONField(default=list)
+    # [{name, price, currency, period, unit, onRequest, priceText, features, evidenceIds,
+    #   quotes}] (fields.PricingPlanSchema); competitors' plans come from their pricing pages.
+    pricing = JSONField(default=list)
+    # Price changes between two collections, newest first (pipeline.pricing_store).
+    pricing_changes = JSONField(default=list)
     is_active = BooleanField(default=True)
     created_by_user_id = CharField(max_length=64, null=True)
     created_at = UTCDateTimeField(default=utcnow, index=True)

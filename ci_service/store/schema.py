@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from ci_service.store.analysis import Battlecard, MatrixCell, SolutionCell, create_search_index
+from ci_service.store.base import JSONField
 from ci_service.store.competitors import Competitor
 from ci_service.store.graph import GraphEdge, GraphNode
 from ci_service.store.identity import ApiKey, RateLimitCounter, Tenant, User, Workspace
 from ci_service.store.intel import IntelEmbedding, IntelItem, create_intel_fts
 from ci_service.store.jobs import Job
-from ci_service.store.migrations import migration
+from ci_service.store.migrations import add_column_if_missing, migration
 from ci_service.store.resources import Deal, Offering, Organization, Solution
 from ci_service.store.trees import KnowledgeTree, TreeNode
 
@@ -43,3 +44,16 @@ def create_intel(db):
 def create_analysis(db):
     db.create_tables([MatrixCell, SolutionCell, Battlecard])
     create_search_index(db)
+
+
+@migration("0007_graph_node_properties")
+def add_graph_node_properties(db):
+    # A new field, not the model's: later model changes must not change this migration.
+    add_column_if_missing(db, "graph_node", "properties", JSONField(default=dict))
+
+
+@migration("0008_offering_pricing")
+def add_offering_pricing(db):
+    # New fields, not the model's: later model changes must not change this migration.
+    add_column_if_missing(db, "offering", "pricing", JSONField(default=list))
+    add_column_if_missing(db, "offering", "pricing_changes", JSONField(default=list))

@@ -12,7 +12,7 @@ from ci_service.store.analysis import BATTLECARD_MODES
 from ci_service.web.api import Blueprint, Schema
 from ci_service.web.auth import principal, requires
 from ci_service.web.routes.analysis_common import Flag
-from ci_service.web.routes.resource_common import Strings
+from ci_service.web.routes.resource_common import Citations, Strings
 
 blp = Blueprint("battlecards", __name__, url_prefix="/api/battlecards", description="Battlecards")
 
@@ -36,12 +36,14 @@ class ClaimSchema(ma.Schema):
     title = ma.fields.String(required=True)
     description = ma.fields.String(required=True)
     evidenceIds = Strings(required=True)
+    quotes = Citations(metadata={"description": "the exact sentences the item rests on"})
 
 
 class ObjectionSchema(ma.Schema):
     objection = ma.fields.String(required=True)
     response = ma.fields.String(required=True)
     evidenceIds = Strings(required=True)
+    quotes = Citations()
 
 
 class ContentSchema(ma.Schema):
@@ -57,6 +59,8 @@ class ContentSchema(ma.Schema):
     pricingWedge = ma.fields.String(required=True)
     pricingEvidenceIds = Strings()
     killShotEvidenceIds = Strings()
+    pricingWedgeQuotes = Citations()
+    killShotQuotes = Citations()
     profile = ma.fields.Dict(metadata={"description": "competitor and organization facts"})
 
 
@@ -86,6 +90,12 @@ class EvidenceSchema(ma.Schema):
     url = ma.fields.String(required=True, allow_none=True)
     title = ma.fields.String(required=True)
     credibilityScore = ma.fields.Float(required=True)
+    quotes = ma.fields.List(
+        ma.fields.Dict(),
+        metadata={"description": "[{quote, url}]: the sentences the card cites from this item"},
+    )
+    quote = ma.fields.String(metadata={"description": "the first cited sentence"})
+    quoteUrl = ma.fields.String(metadata={"description": "the page opened at that sentence"})
 
 
 class BattlecardListSchema(ma.Schema):

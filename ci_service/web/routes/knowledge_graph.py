@@ -6,6 +6,7 @@ import marshmallow as ma
 
 from ci_service.services import graph
 from ci_service.services.auth import READ
+from ci_service.services.fields import CitationSchema
 from ci_service.web.api import Blueprint
 from ci_service.web.auth import principal, requires
 
@@ -19,6 +20,18 @@ class NodeDataSchema(ma.Schema):
     name = ma.fields.String(required=True)
     label = ma.fields.String(required=True, metadata={"enum": list(graph.NODE_LABELS)})
     color = ma.fields.String(required=True, metadata={"description": "fixed per label"})
+    # Node properties, present when known (graph.NODE_PROPERTIES).
+    title = ma.fields.String(metadata={"description": "PERSON: job title as the site writes it"})
+    founder = ma.fields.Boolean(metadata={"description": "PERSON: named a founder"})
+    date = ma.fields.String(metadata={"description": "MARKET_EVENT: YYYY-MM-DD"})
+    url = ma.fields.String(metadata={"description": "MARKET_EVENT: the article"})
+    evidenceIds = ma.fields.List(
+        ma.fields.String(), metadata={"description": "intel items stating it"}
+    )
+    quotes = ma.fields.List(
+        ma.fields.Nested(CitationSchema),
+        metadata={"description": "the sentences stating it, with their evidence"},
+    )
 
 
 class EdgeDataSchema(ma.Schema):

@@ -9,7 +9,13 @@ from ci_service.services.auth import READ, WRITE
 from ci_service.services.fields import PageSchema
 from ci_service.web.api import Blueprint, SuccessSchema
 from ci_service.web.auth import principal, requires
-from ci_service.web.routes.resource_common import ItemOutSchema, Strings, page_args
+from ci_service.web.routes.resource_common import (
+    ItemOutSchema,
+    PricingChangeOutSchema,
+    PricingPlanOutSchema,
+    Strings,
+    page_args,
+)
 
 blp = Blueprint("offerings", __name__, url_prefix="/api/offerings", description="Offerings")
 
@@ -30,6 +36,16 @@ class OfferingSchema(ma.Schema):
     createdAt = ma.fields.DateTime(required=True)
     createdByUserId = ma.fields.String(required=True, allow_none=True)
     isActive = ma.fields.Boolean(required=True)
+    pricing = ma.fields.List(
+        ma.fields.Nested(PricingPlanOutSchema),
+        required=True,
+        metadata={"description": "price plans (competitors': read from their pricing pages)"},
+    )
+    pricingChanges = ma.fields.List(
+        ma.fields.Nested(PricingChangeOutSchema),
+        required=True,
+        metadata={"description": "price changes between collections, newest first (<= 100)"},
+    )
 
 
 class OfferingListSchema(ma.Schema):

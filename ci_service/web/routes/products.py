@@ -9,7 +9,12 @@ from ci_service.services.auth import READ, WRITE
 from ci_service.services.fields import PageSchema
 from ci_service.web.api import Blueprint, SuccessSchema
 from ci_service.web.auth import principal, requires
-from ci_service.web.routes.resource_common import ItemOutSchema, Strings, page_args
+from ci_service.web.routes.resource_common import (
+    ItemOutSchema,
+    PricingPlanOutSchema,
+    Strings,
+    page_args,
+)
 
 blp = Blueprint("products", __name__, url_prefix="/api/products", description="Products")
 
@@ -24,6 +29,11 @@ class ProductSchema(ma.Schema):
     features = ma.fields.List(ma.fields.Nested(ItemOutSchema), required=True)
     categories = ma.fields.List(ma.fields.Nested(ItemOutSchema), required=True)
     capabilities = ma.fields.List(ma.fields.Nested(ItemOutSchema), required=True)
+    pricing = ma.fields.List(
+        ma.fields.Nested(PricingPlanOutSchema),
+        required=True,
+        metadata={"description": "our price plans, compared with competitors' in battlecards"},
+    )
     createdAt = ma.fields.DateTime(required=True)
     createdByUserId = ma.fields.String(required=True, allow_none=True)
 

@@ -1,0 +1,187 @@
+"""Integrations and supported platforms: what a competitor's product connects to or runs on.
+
+Two page shapes, recognised by URL and headings (never by site):
+
+- **detail pages**: one page per integration under a path segment such as
+  ``/integration(s)/``, ``/connectors/``, ``/apps/``, ``/marketplace/`` or ``/plugins/``
+  followed by a slug. The name is the page's h1 (or title) with "integration", "connector",
+  "Connect X to Y" and the site name taken off; the quote is the first sentence of the page
+  that names it (else its h1 line).
+- **list pages**: a page whose path, title or headings say integrations, connectors,
+  supported devices/hardware/platforms or compatibility. Under each heading that says so
+  (or, on such a page, any heading), the short list lines (1–8 words, starting with a
+  capital or digit, not a sentence, not a call to action) are the items.
+
+Items become features of the competitor's offerings, ``"<Name>"`` with a description
+saying what it is ("Integration", or the list's heading such as "Linux mP reference
+devices"), each citing its line. A list heading that names one of the offerings
+(shared words) files its items there; everything else goes to the primary offering.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+from ci_service.pipeline.evidence import Cite, EvidenceMap, sentences
+from ci_service.pipeline.site import SitePage, SiteSnapshot
+
+DETAIL_PATH = re.compile(
+    r"/(?:integrations?|connectors?|apps|marketplace|plugins?|extensions)/([^/]+)/?$",
+    re.IGNORECASE,
+)
+LIST_WORDS = re.compile(
+    r"\b(?:integrations?|connectors?|supported (?:devices|hardware|platforms|boards)|"
+    r"hardware|devices|compatib\w+|works with|connects? (?:with|to))\b",
+    re.IGNORECASE,
+)
+CTA = re.compile(
+    r"\b(?:get started|sign ?up|sign in|log ?in|learn more|read more|contact|book|request|"
+    r"try|download|subscribe|view|see all|back to|visit|docs|pricing|home)\b",
+    re.IGNORECASE,
+)
+NAME_NOISE = re.compile(
+    r"\s*(?:\bintegrations?\b|\bconnectors?\b|\bplugin\b|\bapp\b)\s*", re.IGNORECASE
+)
+MAX_ITEMS = 60
+MAX_NAME = 60
+
+
+@dataclass
+class Supported:
+    name: str
+    kind: str  # "Integration" or the list's heading
+    cite: Cite
+    heading: str = ""
+
+
+def _clean_name(text: str, company: str) -> str:
+    text = re.split(r"\s+[|–—]\s+|\s+-\s+", text, maxsplit=1)[0]
+    match = re.match(r"(?i)connect\s+(.+?)\s+(?:to|with)\s+(.+)$", text)
+    if match:
+        first, second = match.group(1), match.group(2)
+        text = second if company and first.casefold() == company.casefold() else first
+    text = (
+        re.sub(rf"(?i)\b(?:with|for|and)\s+{re.escape(company)}\b", "", text) if company else text
+    )
+    return " ".join(NAME_NOISE.sub(" ", text).split()).strip(" :-")
+
+
+def _item_line(line: str) -> str | None:
+    line = line.strip(" •·*-–—\t")
+    line = re.sub(r"\s*\*+$", "", line).strip()
+    words = line.split()
+    if not 1 <= len(words) <= 8 or len(line) > MAX_NAME:
+        return None
+    if not (line[0].isupper() or line[0].isdigit()) or line.endswith((".", ":", "?", "!")):
+        return None
+    if CTA.search(line) or re.search(r"[$€£]|\d+\s*%", line):
+        return None
+    if re.search(r"\(\d+\)$", line):  # "Data Source (11)": a filter with its count
+        return None
+    return line
+
+
+def _detail(page: SitePage, company: str) -> Supported | None:
+    if not DETAIL_PATH.search(urlsplit(page.url).path):
+        return None
+    heading = next((h for h, level, _t in page.sections if level == 1 and h.strip()), "")
+    name = _clean_name(heading or page.title, company)
+    if not name or len(name) > MAX_NAME or (company and name.casefold() == company.casefold()):
+        return None
+    # The heading line itself is the cleanest quote (sentences around it on such pages
+    # often run into "Back to integrations" links); else the first sentence naming it.
+    lines = [line.strip() for line in page.text.splitlines()]
+    quote = heading if heading and heading in lines else None
+    quote = quote or next(
+        (s for s in sentences(page.text) if name.casefold() in s.casefold()), None
+    )
+    if quote is None:
+        return None
+    return Supported(name, "Integration", Cite(page.url, quote))
+
+
+def _is_list_page(page: SitePage) -> bool:
+    where = f"{urlsplit(page.url).path} {page.title}"
+    return bool(LIST_WORDS.search(where)) or any(
+        LIST_WORDS.search(h or "") for h, _l, _t in page.sections
+    )
+
+
+def _list_items(page: SitePage) -> list[Supported]:
+    page_says = bool(LIST_WORDS.search(f"{urlsplit(page.url).path} {page.title}"))
+    out = []
+    for heading, _level, text in page.sections:
+        if not (LIST_WORDS.search(heading or "") or (page_says and heading)):
+            continue
+        lines = [line for line in text.splitlines() if line.strip()]
+        items = [(line, _item_line(line)) for line in lines]
+        names = [(line, name) for line, name in items if name]
+        if len(names) < 2 or len(names) < len(lines) / 2:
+            continue  # prose under the heading, not a list
+        group = heading.strip()
+        for line, name in names:
+            if LIST_WORDS.search(name):  # "Linux reference devices": a group's own heading
+                group = name
+                continue
+            out.append(Supported(name, group, Cite(page.url, line.strip()), group))
+    return out
+
+
+def extract_supported(snapshot: SiteSnapshot, company_name: str = "") -> list[Supported]:
+    """Integrations and supported platforms named on the site, deduplicated by name."""
+    found: dict[str, Supported] = {}
+    for page in snapshot.pages:
+        detail = _detail(page, company_name)
+        if detail is not None:
+            found.setdefault(detail.name.casefold(), detail)
+    for page in snapshot.pages:
+        if DETAIL_PATH.search(urlsplit(page.url).path) or not _is_list_page(page):
+            continue
+        for item in _list_items(page):
+            found.setdefault(item.name.casefold(), item)
+    return list(found.values())[:MAX_ITEMS]
+
+
+def _words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
+
+
+def save_supported(
+    workspace_id: str, competitor_id: str, items: list[Supported], evidence: EvidenceMap
+) -> int:
+    """Add the items as cited features of the competitor's offerings; returns how many."""
+    from ci_service.pipeline import taxonomy
+    from ci_service.pipeline.products import competitor_offerings, save_offering_fields
+
+    offerings = competitor_offerings(workspace_id, competitor_id)
+    if not offerings or not items:
+        return 0
+    primary = offerings[0]
+    additions: dict[str, list[dict[str, Any]]] = {}
+    for item in items:
+        citation = evidence.resolve(item.cite)
+        if citation is None:
+            continue
+        target = primary
+        heading_words = _words(item.heading)
+        for offering in offerings:
+            if heading_words and heading_words & _words(offering.name):
+                target = offering
+                break
+        feature = taxonomy.feature_item(item.name, item.kind[:200])
+        feature.update(evidenceIds=[citation["evidenceId"]], quotes=[citation])
+        additions.setdefault(target.id, []).append(feature)
+    saved = 0
+    by_id = {o.id: o for o in offerings}
+    for offering_id, features in additions.items():
+        row = by_id[offering_id]
+        current = list(row.features or [])
+        names = {taxonomy.normalize(f.get("name", "")) for f in current}
+        new = [f for f in features if taxonomy.normalize(f["name"]) not in names]
+        if new:
+            save_offering_fields(workspace_id, row, {"features": current + new})
+            saved += len(new)
+    return saved

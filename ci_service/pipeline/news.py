@@ -1,0 +1,475 @@
+"""News without feeds: entries read from news/press/blog list pages and article pages,
+merged with the feed entries.
+
+- A **news section** is a URL path segment such as ``news``, ``press``, ``press-releases``,
+  ``newsroom``, ``blog``, ``insights``, ``updates``, ``in-the-media``, ``announcements``,
+  ``articles`` or ``stories`` (:data:`NEWS_SECTIONS`).
+- An **article page** has a slug after a news section (``/blog/launch``,
+  ``/insights/2018/07/27/update-0-25/``; not ``/blog/page/2``, ``/news/tag/x`` or a bare
+  year); JSON-LD alone does not make one (site templates often mark every page a
+  ``BlogPosting``). Its date: JSON-LD ``datePublished``, else a ``article:published_time``-style
+  meta tag, else the first ``<time datetime>``, else a date written just below the h1, else
+  ``/YYYY/MM/DD/`` in the URL. Title: JSON-LD ``headline``, else h1, else the page title
+  without its " | Site" suffix; summary: the meta description, else the first text line.
+- A **list page** is a news-section URL that is not an article (``/press/``,
+  ``/blog/page/2/``) or a page titled News, Press, Blog, Newsroom, Insights, Media or
+  Updates. Each link of its HTML (outside nav, page header and footer) to another page that
+  is not a tag/category/author/pagination link, and that stands alone (in or around a
+  heading, an image link, or at least 40% of its block's text; not a link inside an
+  excerpt's sentence) is an entry candidate; its **entry** is the
+  largest element around the link that links to no other candidate. A candidate with a
+  date in its entry (``<time datetime>``, else a written date such as "Feb 19, 2021", "27
+  July 2018" or "2018-07-27") becomes a NewsEntry: the title is the heading that holds (or
+  is held by) the link, else the link text, else the entry's first heading; the summary is
+  the entry's first paragraph of six words or more. External links count too (an "in the
+  media" page lists other sites' articles).
+- Dates are parsed with ``dateparser``; a date before 1990 or more than two days ahead
+  (a feed's zero date, an events calendar) counts as no date.
+
+:func:`news_entries` merges everything: feed entries first, then article pages, then list
+entries; an entry with the same URL (canonical form: no ``www.``, query tracking
+parameters, fragment or trailing slash), else the same normalised title, as an earlier one
+only fills that one's missing date and summary. The result is sorted newest first
+(undated last), so it is stable across runs.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+from datetime import UTC, datetime
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
+
+from ci_service.pipeline.site import NewsEntry, SitePage, SiteSnapshot
+from ci_service.timeutil import plausible_web_date
+
+MAX_NEWS = 50
+MAX_LIST_ENTRIES = 100
+NEWS_SECTIONS = frozenset(
+    """news press press-releases press-release pressreleases newsroom news-room pressroom
+    press-room blog blogs insights updates in-the-media in-the-news media-coverage coverage
+    announcements articles stories company-news latest-news news-and-events news-events
+    """.split()
+)
+LIST_SEGMENTS = frozenset(
+    "page tag tags category categories author authors archive archives topic topics search "
+    "feed rss".split()
+)
+LIST_TITLE_WORDS = frozenset(
+    "news press blog newsroom insights media updates announcements articles".split()
+)
+ARTICLE_TYPES = frozenset(
+    "NewsArticle BlogPosting Article Report PressRelease TechArticle LiveBlogPosting".split()
+)
+DATE_META = (
+    "article:published_time",
+    "og:published_time",
+    "datepublished",
+    "date",
+    "dc.date",
+    "dc.date.issued",
+    "dcterms.created",
+    "pubdate",
+    "publish-date",
+    "publish_date",
+    "parsely-pub-date",
+)
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_YEAR = r"(?:19|20)\d\d"
+_DATE = re.compile(
+    rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_YEAR}\b"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b"
+    rf"|\b{_YEAR}-\d\d-\d\d\b|\b{_YEAR}/\d\d/\d\d\b|\b\d{{1,2}}[./]\d{{1,2}}[./]{_YEAR}\b"
+    rf"|\b{_MONTH}\s+{_YEAR}\b",
+    re.IGNORECASE,
+)
+_URL_DATE = re.compile(r"/((?:19|20)\d\d)/(0?[1-9]|1[0-2])/(?:(0?[1-9]|[12]\d|3[01])/)?")
+_READ_MORE = re.compile(
+    r"^(?:read|learn|see|view|continue|find out|more|full story|details)\b|^[→»›>]+$",
+    re.IGNORECASE,
+)
+_BYLINE = re.compile(r"^(?:by|posted|written|published|filed|in)\b", re.IGNORECASE)
+_SKIP_TAGS = frozenset("script style noscript template svg nav".split())
+_BLOCKS = frozenset("p li div td dd dt article section blockquote figure figcaption".split())
+_DATEPARSER = {
+    "PREFER_DAY_OF_MONTH": "first",
+    "RETURN_AS_TIMEZONE_AWARE": True,
+    "TO_TIMEZONE": "UTC",
+}
+
+
+# -- dates -------------------------------------------------------------------------------------
+
+
+def parse_date(value: Any) -> datetime | None:
+    """``value`` (ISO text, "July 27, 2018", a datetime) as an aware UTC datetime, or None
+    when it is not a date or lies outside 1990 .. now + 2 days."""
+    if isinstance(value, datetime):
+        when = value
+    else:
+        text = " ".join(str(value or "").split())[:100]
+        if not text:
+            return None
+        try:
+            when = datetime.fromisoformat(text.replace("Z", "+00:00"))
+        except ValueError:
+            import dateparser
+
+            when = dateparser.parse(text, languages=["en"], settings=_DATEPARSER)
+            if when is None:
+                return None
+    return plausible_web_date(when)
+
+
+def find_date(text: str) -> datetime | None:
+    """The first plausible written date in ``text``."""
+    for match in _DATE.finditer(text or ""):
+        if when := parse_date(match.group(0)):
+            return when
+    return None
+
+
+# -- URLs and pages ----------------------------------------------------------------------------
+
+
+def _segments(url: str) -> list[str]:
+    path = urlsplit(url).path.lower()
+    return [s for s in path.split("/") if s and s not in ("index.html", "index.htm")]
+
+
+def _section(segments: list[str]) -> int | None:
+    return next((i for i, s in enumerate(segments) if s in NEWS_SECTIONS), None)
+
+
+def is_article_url(url: str) -> bool:
+    """A slug after a news section, not a listing (tag, category, page, bare dates)."""
+    segments = _segments(url)
+    at = _section(segments)
+    if at is None:
+        return False
+    rest = segments[at + 1 :]
+    if not rest or any(s in LIST_SEGMENTS for s in rest):
+        return False
+    return any(not s.isdigit() for s in rest)
+
+
+def _article_json_ld(page: SitePage) -> dict[str, Any] | None:
+    from ci_service.intel.jsonld import types_of
+
+    for block in page.json_ld or []:
+        if not isinstance(block, dict):
+            continue
+        graph = block.get("@graph") or []
+        for obj in [block, *(graph if isinstance(graph, list) else [graph])]:
+            if isinstance(obj, dict) and types_of(obj) & ARTICLE_TYPES:
+                return obj
+    return None
+
+
+def _is_news_article(page: SitePage) -> bool:
+    # The URL decides, not JSON-LD: site templates often mark every page a BlogPosting.
+    return is_article_url(page.url)
+
+
+def is_list_page(page: SitePage) -> bool:
+    """A news-section URL that is not an article, or a page titled News/Press/Blog/..."""
+    if _is_news_article(page):
+        return False
+    if _section(_segments(page.url)) is not None:
+        return True
+    head = re.split(r"\s+[–—|·:-]\s+", page.title or "", maxsplit=1)[0].lower()
+    return bool(set(re.findall(r"[a-z]+", head)) & LIST_TITLE_WORDS)
+
+
+def url_key(url: str) -> str:
+    """A URL's canonical form for deduplication."""
+    parts = urlsplit(url or "")
+    host = parts.netloc.rsplit("@", 1)[-1].lower().removeprefix("www.")
+    query = [
+        (k, v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+        if not k.lower().startswith(("utm_", "ref", "fbclid", "gclid"))
+    ]
+    path = re.sub(r"/(?:index\.html?)?$", "", parts.path) or ""
+    return urlunsplit(("", host, path, urlencode(query), ""))
+
+
+def _title_key(title: str) -> str:
+    key = " ".join(re.findall(r"\w+", (title or "").casefold()))
+    return key if len(key) >= 12 else ""  # short titles ("Update") are not unique enough
+
+
+def _document(page: SitePage) -> Any:
+    import lxml.html
+
+    html = getattr(page, "html", "") or ""
+    if not html:
+        return None
+    try:
+        return lxml.html.document_fromstring(html.encode("utf-8", "replace"))
+    except Exception:  # unparseable markup: nothing more to read than the text
+        return None
+
+
+def _one_line(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _text(element: Any) -> str:
+    """An element's text on one line, its parts apart ("Feb 19, 2021" "Joe" as two)."""
+    return _one_line(" ".join(element.itertext()))
+
+
+# -- article pages -----------------------------------------------------------------------------
+
+
+def _article_date(page: SitePage, doc: Any) -> datetime | None:
+    found = _article_json_ld(page) or {}
+    if when := parse_date(found.get("datePublished") or found.get("dateCreated")):
+        return when
+    if doc is not None:
+        for meta in doc.iter("meta"):
+            key = (meta.get("property") or meta.get("name") or meta.get("itemprop") or "").lower()
+            if key in DATE_META and (when := parse_date(meta.get("content"))):
+                return when
+        # The article's own <time> first: a sidebar of other posts may come earlier.
+        for node in [*doc.xpath("//article//time|//main//time"), *doc.iter("time")]:
+            if when := parse_date(node.get("datetime")) or find_date(_text(node)):
+                return when
+        heading = next(doc.iter("h1"), None)
+        if heading is not None and heading.getparent() is not None:
+            # A date written beside the h1 ("July 27, 2018" under the title).
+            around = _text(heading.getparent())
+            if len(around) <= 600:
+                if when := find_date(around.replace(_text(heading), " ")):
+                    return when
+    if match := _URL_DATE.search(urlsplit(page.url).path):
+        year, month, day = (int(g) if g else 1 for g in match.groups())
+        return parse_date(datetime(year, month, day, tzinfo=UTC))
+    return None
+
+
+def article_entry(page: SitePage, source: str = "") -> NewsEntry | None:
+    """The NewsEntry of an article page (undated when the page gives no date), else None."""
+    if not _is_news_article(page):
+        return None
+    doc = _document(page)
+    found = _article_json_ld(page) or {}
+    heading = next(doc.iter("h1"), None) if doc is not None else None
+    title = _one_line(str(found.get("headline") or "")) or (
+        _text(heading) if heading is not None else ""
+    )
+    title = title or re.split(r"\s+[–—|·]\s+", page.title or "", maxsplit=1)[0].strip()
+    summary = page.description or next(
+        (line for _h, _l, text in page.sections for line in text.splitlines() if line), ""
+    )
+    return NewsEntry(
+        (title or page.url)[:500],
+        page.url,
+        _article_date(page, doc),
+        summary[:2000],
+        source or (urlsplit(page.url).hostname or ""),
+        "",
+    )
+
+
+# -- list pages ----------------------------------------------------------------------------
+
+
+def _skipped(el: Any, body_size: int) -> bool:
+    if el.tag in _SKIP_TAGS:
+        return True
+    if el.tag in ("header", "footer") and not any(a.tag == "article" for a in el.iterancestors()):
+        # Broken markup can leave the page inside an unclosed <header>: keep that one.
+        return el.find(".//h1") is None and len(el.text_content()) < body_size / 2
+    return False
+
+
+def _candidates(doc: Any, page: SitePage) -> dict[str, list[Any]]:
+    """Entry candidate URL -> its anchors, in document order."""
+    body = doc.find("body") if doc.find("body") is not None else doc
+    body_size = len(body.text_content())
+    # The elements themselves, not id()s: lxml proxies are recreated, so ids get reused.
+    skipped = {
+        anchor
+        for el in body.iter(*_SKIP_TAGS, "header", "footer")
+        if _skipped(el, body_size)
+        for anchor in el.iter("a")
+    }
+    own = url_key(page.url)
+    found: dict[str, list[Any]] = {}
+    for anchor in body.iter("a"):
+        if anchor in skipped:
+            continue
+        href = (anchor.get("href") or "").strip()
+        if not href or href.startswith(("#", "mailto:", "tel:", "javascript:")):
+            continue
+        url = urljoin(page.url, href).split("#", 1)[0]
+        if not url.startswith(("http://", "https://")) or url_key(url) == own:
+            continue
+        segments = _segments(url)
+        if not segments or any(s in LIST_SEGMENTS for s in segments):
+            continue
+        if _section(segments) == len(segments) - 1:
+            continue  # another section's root (/press/ from /blog/)
+        if _standalone(anchor):
+            found.setdefault(url, []).append(anchor)
+    return found
+
+
+def _standalone(anchor: Any) -> bool:
+    """A title or image link, not a link inside a sentence of an excerpt."""
+    text = _text(anchor)
+    if not text or any(_is_heading(el) for el in anchor.iter()):
+        return True
+    block = anchor
+    for block in anchor.iterancestors():
+        if _is_heading(block):
+            return True
+        if block.tag in _BLOCKS:
+            break
+    return len(text) >= 0.4 * len(_text(block))
+
+
+def _entry_element(anchor: Any, url: str, owners: dict[Any, set[str]]) -> Any:
+    element = anchor
+    for parent in anchor.iterancestors():
+        if parent.tag in ("body", "html") or owners.get(parent, set()) - {url}:
+            break
+        if len(parent.text_content()) > 3000:
+            break
+        element = parent
+    return element
+
+
+def _is_heading(el: Any) -> bool:
+    return isinstance(el.tag, str) and re.fullmatch(r"h[1-6]", el.tag) is not None
+
+
+def _entry_title(anchors: list[Any], entry: Any) -> str:
+    for anchor in anchors:
+        for el in [*anchor.iterancestors(), *anchor.iterdescendants()]:
+            if _is_heading(el) and (text := _text(el)):
+                return text
+    texts = [_text(a) or _one_line(a.get("title")) for a in anchors]
+    texts = [t for t in texts if t and not _READ_MORE.match(t) and not _DATE.fullmatch(t)]
+    if texts:
+        return max(texts, key=len)
+    heading = next((el for el in entry.iter() if _is_heading(el)), None)
+    return _text(heading) if heading is not None else ""
+
+
+def _entry_summary(entry: Any, title: str) -> str:
+    for el in entry.iter("p", "div", "span"):
+        if len(el) and el.tag != "p":
+            continue  # only leaf blocks: a wrapper repeats the title and the date
+        text = _text(el)
+        if _BYLINE.match(text) or title in text or _DATE.fullmatch(text):
+            continue
+        if len(text.split()) >= 6:
+            return text[:2000]
+    return ""
+
+
+def list_entries(page: SitePage, source: str = "") -> list[NewsEntry]:
+    """The dated entries of a news/press/blog list page (none for any other page)."""
+    if not is_list_page(page):
+        return []
+    doc = _document(page)
+    if doc is None:
+        return []
+    candidates = _candidates(doc, page)
+    owners: dict[Any, set[str]] = {}
+    for url, anchors in candidates.items():
+        for anchor in anchors:
+            for parent in anchor.iterancestors():
+                owners.setdefault(parent, set()).add(url)
+    entries: list[NewsEntry] = []
+    for url, anchors in candidates.items():
+        entry = _entry_element(anchors[0], url, owners)
+        title = _entry_title(anchors, entry)
+        if len(title) < 3 or _DATE.fullmatch(title):
+            continue
+        when = None
+        for node in entry.iter("time"):
+            if when := parse_date(node.get("datetime")) or find_date(_text(node)):
+                break
+        when = when or find_date(_text(entry).replace(title, " "))
+        if when is None:
+            continue
+        host = source or (urlsplit(url).hostname or "")
+        entries.append(NewsEntry(title[:500], url, when, _entry_summary(entry, title), host, ""))
+        if len(entries) >= MAX_LIST_ENTRIES:
+            break
+    return entries
+
+
+# -- merging ---------------------------------------------------------------------------------
+
+
+class _Merged:
+    def __init__(self) -> None:
+        self.entries: list[NewsEntry] = []
+        self._by_key: dict[str, int] = {}
+
+    def add(self, entry: NewsEntry, *aliases: str) -> None:
+        entry = replace(entry, published=parse_date(entry.published) if entry.published else None)
+        urls = [url_key(u) for u in (entry.url, *aliases) if u]
+        keys = [k for k in (*urls, _title_key(entry.title)) if k]
+        known = next((self._by_key[k] for k in keys if k in self._by_key), None)
+        if known is None:
+            known = len(self.entries)
+            self.entries.append(entry)
+        else:
+            first = self.entries[known]
+            self.entries[known] = replace(
+                first,
+                published=first.published or entry.published,
+                summary=first.summary or entry.summary,
+            )
+        for key in keys:
+            self._by_key.setdefault(key, known)
+
+
+def news_entries(snapshot: SiteSnapshot) -> list[NewsEntry]:
+    """Feed entries, article pages and list-page entries, deduplicated, newest first."""
+    merged = _Merged()
+    for entry in snapshot.news:
+        merged.add(entry)
+    host = urlsplit(snapshot.start_url).hostname or ""
+    for page in snapshot.pages:
+        if entry := article_entry(page, host):
+            merged.add(entry, getattr(page, "canonical", "") or "")
+    for page in snapshot.pages:
+        for entry in list_entries(page, host):
+            merged.add(entry)
+    dated = [e for e in merged.entries if e.published]
+    dated.sort(key=lambda e: e.published, reverse=True)
+    return dated + [e for e in merged.entries if not e.published]
+
+
+def news_feed(snapshot: SiteSnapshot, existing: list[dict[str, Any]] | None) -> list[dict]:
+    """News entries merged into ``existing``: deduplicated, newest first, capped."""
+    items: dict[str, dict[str, Any]] = {}
+    fresh = [
+        {
+            "date": entry.published.date().isoformat() if entry.published else "",
+            "title": entry.title[:500],
+            "url": entry.url,
+            "summary": entry.summary[:2000],
+            "source": (entry.source or urlsplit(snapshot.start_url).hostname or "")[:500],
+        }
+        for entry in news_entries(snapshot)
+    ]
+    for item in fresh + list(existing or []):
+        if not isinstance(item, dict):
+            continue
+        key = (item.get("url") or item.get("title") or "").strip().casefold()
+        if key and key not in items:
+            items[key] = {k: v for k, v in item.items() if not (k == "url" and not v)}
+    ordered = sorted(items.values(), key=lambda i: str(i.get("date") or ""), reverse=True)
+    return ordered[:MAX_NEWS]

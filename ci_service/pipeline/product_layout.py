@@ -1,0 +1,423 @@
+"""The structure of a page's HTML that products and features are read from.
+
+:func:`menus` finds the site's menus: an element whose own text is "Product(s)",
+"Platform(s)", "Solution(s)" or "Feature(s)" (a nav item, a dropdown button, a footer
+column heading) and the links of the nearest enclosing ``li``/``details``/column that holds
+other links; a menu never spans a whole ``ul``, ``nav``, ``header`` or ``footer`` (that is
+the navigation bar, not one of its menus). A label without such links is a single link
+("Product" -> /product), the company's one product page.
+
+:func:`blocks` renders the page content as ordered blocks (headings, texts, list items,
+standalone links), skipping scripts, ``nav``, ``footer``, the site header (a ``header``
+holding a ``nav``), ``aside``, forms, blockquotes and elements whose class or id says
+cookie, consent, testimonial, quote, review, newsletter, breadcrumb, modal or popup.
+:func:`cards` groups them: a heading and what follows it up to the next heading, with the
+closest higher-level heading before it as its ``group``.
+
+Parsing never raises: unreadable markup gives no menus and no blocks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urldefrag, urljoin, urlsplit
+
+MENU_LABEL = re.compile(r"^(?:our\s+)?(products?|platforms?|solutions?|features?)$", re.IGNORECASE)
+_LABEL_TAGS = frozenset("a button span summary strong b p label h2 h3 h4 h5 h6 div".split())
+_CONTAINER_STOP = frozenset("ul ol nav header footer body html main".split())
+_MENU_CLASS = re.compile(r"dropdown|menu|mega|submenu|flyout|column|col\b", re.IGNORECASE)
+MAX_MENU_LINKS = 30
+_SKIP_TAGS = frozenset(
+    "script style noscript template svg nav footer aside form select blockquote q iframe".split()
+)
+_SKIP_CLASS = re.compile(
+    r"cookie|consent|testimonial|quote|review|newsletter|breadcrumb|modal|popup|banner-top",
+    re.IGNORECASE,
+)
+_HEADINGS = {f"h{n}": n for n in range(1, 7)}
+_TEXT_TAGS = frozenset("p dd dt td th figcaption address pre".split())
+_ITEM_TAGS = frozenset(("li",))
+_BLOCK_TAGS = frozenset(
+    """address article aside dd div dl dt figcaption figure footer form h1 h2 h3 h4 h5 h6
+    header hr li main ol p pre section table tbody td th thead tr ul nav""".split()
+)
+_SKIP_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "sms:", "#")
+
+
+@dataclass
+class Menu:
+    label: str  # "Products", "Platform", ...
+    url: str  # the label's own link ("" when it is a button)
+    items: list[tuple[str, str]] = field(default_factory=list)  # (url, text)
+
+
+@dataclass
+class Block:
+    kind: str  # heading, text, item, link
+    text: str
+    level: int = 0  # headings: 1-6
+    links: list[tuple[str, str]] = field(default_factory=list)
+
+
+@dataclass
+class Card:
+    heading: str
+    level: int
+    group: str  # the closest higher-level heading before this one
+    texts: list[str] = field(default_factory=list)
+    items: list[str] = field(default_factory=list)
+    links: list[tuple[str, str]] = field(default_factory=list)
+
+
+def _one_line(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
+def _parse(html: str) -> Any:
+    import lxml.html
+
+    if not html or not html.strip():
+        return None
+    try:
+        return lxml.html.document_fromstring(html.encode("utf-8", "replace"))
+    except Exception:  # empty or unparseable markup: nothing to read
+        return None
+
+
+def _href(el: Any, base: str) -> str:
+    href = (el.get("href") or "").strip()
+    if not href or href.lower().startswith(_SKIP_SCHEMES):
+        return ""
+    try:
+        url = urldefrag(urljoin(base, href))[0]
+    except ValueError:  # a malformed URL (bad IPv6 literal, ...) is no link
+        return ""
+    return url if url.startswith(("http://", "https://")) else ""
+
+
+def _links_in(el: Any, base: str) -> list[tuple[str, str]]:
+    out = []
+    anchors = [el] if el.tag == "a" else []
+    for anchor in anchors + list(el.iter("a")):
+        url = _href(anchor, base)
+        if url:
+            out.append((url, _one_line(anchor.text_content())))
+    return list(dict.fromkeys(out))
+
+
+# -- menus -----------------------------------------------------------------------------------
+
+
+def _menu_container(label_el: Any) -> Any:
+    """The nearest ancestor (at most four levels up) that is a menu: an ``li``, ``details``
+    or dropdown/column element holding links besides the label's."""
+    node = label_el
+    for _ in range(4):
+        node = node.getparent()
+        if node is None or not isinstance(node.tag, str) or node.tag in _CONTAINER_STOP:
+            return None
+        own = set(label_el.iter("a"))
+        others = [a for a in node.iter("a") if a not in own and a.get("href")]
+        if others:
+            return node if len(others) <= MAX_MENU_LINKS else None
+        if node.tag in ("li", "details"):
+            return None  # a plain nav item: its li holds only the label
+    return None
+
+
+def menus(html: str, base: str) -> list[Menu]:
+    """The Product/Platform/Solutions/Features menus of the page (see module docstring)."""
+    doc = _parse(html)
+    if doc is None:
+        return []
+    found: list[Menu] = []
+    seen: set[int] = set()
+    try:
+        for el in doc.iter(*_LABEL_TAGS):
+            text = _one_line(el.text_content())
+            if len(text) > 30 or not MENU_LABEL.match(text):
+                continue
+            if el.tag == "div" and len(el):  # a wrapper, not the label itself
+                continue
+            container = _menu_container(el)
+            label_link = el if el.tag == "a" else next(iter(el.iter("a")), None)
+            own_url = _href(label_link, base) if label_link is not None else ""
+            if container is None:
+                if own_url:
+                    found.append(Menu(text, own_url, []))
+                continue
+            if id(container) in seen:
+                continue
+            seen.add(id(container))
+            items = [
+                (url, name)
+                for url, name in _links_in(container, base)
+                if name and not MENU_LABEL.match(name)
+            ]
+            found.append(Menu(text, own_url, items))
+    except (ValueError, RecursionError):  # hostile markup: keep what was read
+        pass
+    return found
+
+
+# -- content blocks --------------------------------------------------------------------------
+
+
+def _skipped(el: Any, body_size: int) -> bool:
+    if not isinstance(el.tag, str) or el.tag in _SKIP_TAGS:
+        return True
+    if el.tag == "header" and el.find(".//nav") is not None:
+        # The site header (logo and navigation), unless broken markup left the page's
+        # content inside it: one holding the h1 or most of the text is read.
+        return el.find(".//h1") is None and len(el.text_content()) < body_size / 2
+    return bool(_SKIP_CLASS.search(f"{el.get('class', '')} {el.get('id', '')}"))
+
+
+def _has_blocks(el: Any) -> bool:
+    return any(isinstance(c.tag, str) and c.tag in _BLOCK_TAGS for c in el.iterdescendants())
+
+
+def blocks(html: str, base: str) -> list[Block]:
+    """The page's content as ordered blocks (see the module docstring)."""
+    doc = _parse(html)
+    if doc is None:
+        return []
+    out: list[Block] = []
+
+    def emit(kind: str, el: Any, text: str, level: int = 0) -> None:
+        text = _one_line(text)
+        if text:
+            out.append(Block(kind, text, level, _links_in(el, base) if el is not None else []))
+
+    def walk(el: Any) -> None:
+        if _skipped(el, body_size):
+            return
+        tag = el.tag
+        if tag in _HEADINGS:
+            emit("heading", el, el.text_content(), _HEADINGS[tag])
+            return
+        if not _has_blocks(el):
+            if tag in _ITEM_TAGS:
+                emit("item", el, el.text_content())
+            elif tag == "a":
+                emit("link", el, el.text_content())
+            elif tag in _TEXT_TAGS or tag in _BLOCK_TAGS:
+                emit("text", el, el.text_content())
+            else:
+                emit("text", el, el.text_content())
+            return
+        emit("text", None, el.text or "")
+        for child in el:
+            if isinstance(child.tag, str):
+                walk(child)
+            emit("text", None, child.tail or "")
+
+    body = doc.find("body")
+    body_size = len((body if body is not None else doc).text_content())
+    try:
+        walk(body if body is not None else doc)
+    except RecursionError:  # absurdly deep markup: keep what was read
+        pass
+    return out
+
+
+def cards(items: list[Block]) -> list[Card]:
+    """Each heading with the texts, list items and links after it, up to the next heading."""
+    found: list[Card] = []
+    stack: list[tuple[int, str]] = []  # open headings (level, text)
+    current: Card | None = None
+    for block in items:
+        if block.kind == "heading":
+            while stack and stack[-1][0] >= block.level:
+                stack.pop()
+            group = stack[-1][1] if stack else ""
+            current = Card(block.text, block.level, group, links=list(block.links))
+            found.append(current)
+            stack.append((block.level, block.text))
+        elif current is not None:
+            if block.kind == "item":
+                current.items.append(block.text)
+            elif block.kind == "text":
+                current.texts.append(block.text)
+            current.links.extend(link for link in block.links if link not in current.links)
+    return found
+
+
+def same_page(a: str, b: str) -> bool:
+    """Whether two URLs name one page (trailing slash, ``index.html``, query aside)."""
+
+    def key(url: str) -> tuple[str, str]:
+        parts = urlsplit(url)
+        path = re.sub(r"/index\.html?$", "/", parts.path or "/").rstrip("/")
+        return parts.netloc.lower().removeprefix("www."), path
+
+    return key(a) == key(b)
+
+
+# -- features --------------------------------------------------------------------------------
+
+FEATURE_HEADING = re.compile(
+    r"feature|capabilit|highlight|what you get|what's included|includes|key benefits",
+    re.IGNORECASE,
+)
+BENEFIT_HEADING = re.compile(r"\bwhy\b|benefit|advantage", re.IGNORECASE)
+# Card grids under these group headings list audiences, partners or questions, not features.
+NOT_FEATURE_GROUP = re.compile(
+    r"industr|businesses|customers|clients|partner|who (?:uses|is)|use cases|trusted|loved by|"
+    r"testimonial|faq|frequently asked|questions|news|blog|latest|articles|team|people|"
+    r"pricing|plans|\bwhy\b|benefit",
+    re.IGNORECASE,
+)
+CTA = re.compile(
+    r"^(?:(?:learn more|read more|find out more|more about|get started|start (?:now|free|for free|"
+    r"your|a free)|book a (?:demo|call)|request a (?:demo|quote)|schedule a demo|get a demo|"
+    r"contact (?:us|sales)|talk to (?:us|sales|an expert)|try (?:it |us )?(?:now|free|for free)|"
+    r"download now|subscribe|watch (?:the )?(?:demo|video)|join (?:us|now)|view all|"
+    r"see (?:all|more|how)|buy now|shop now|let's|lets|review pricing|view (?:products|pricing)"
+    r")\b|(?:sign ?(?:up|in)|log ?in|register|download|join|try)\W*$)",
+    re.IGNORECASE,
+)
+BOILERPLATE = re.compile(
+    r"cookie|privacy policy|terms of (?:service|use)|all rights reserved|copyright|©|"
+    r"newsletter|\bfaqs?\b|frequently asked|→|-->|»",
+    re.IGNORECASE,
+)
+PRICE = re.compile(
+    r"[$€£¥]\s?\d|\d\s?(?:usd|eur|gbp)\b|\bper (?:user|seat|month|year)\b|"
+    r"/\s?(?:mo|month|yr|year)\b",
+    re.IGNORECASE,
+)
+DATE = re.compile(
+    r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.? \d{1,2},? \d{4}\b|"
+    r"\b\d{4}-\d{2}-\d{2}\b",
+    re.IGNORECASE,
+)
+_QUOTED = re.compile(r"^[\"“”„'‘’«]")
+_NUMBERING = re.compile(r"^\s*(?:\d{1,2}[.)]|0\d|[ivx]{1,4}\.)\s+", re.IGNORECASE)
+_SPLIT = re.compile(r"\s*(?::|\s[–—-]\s)\s*")
+MIN_GRID = 3
+
+
+def junk(text: str) -> bool:
+    """Boilerplate, a call to action, a price, a date or a quotation: never a feature or
+    product name."""
+    text = text.strip()
+    return bool(
+        not text
+        or CTA.match(text)
+        or BOILERPLATE.search(text)
+        or PRICE.search(text)
+        or DATE.search(text)
+        or _QUOTED.match(text)
+    )
+
+
+def strip_numbering(heading: str) -> str:
+    return _NUMBERING.sub("", heading).strip()
+
+
+def feature_name_ok(name: str) -> bool:
+    words = name.split()
+    return 1 <= len(words) <= 8 and len(name) <= 80 and not name.endswith("?") and not junk(name)
+
+
+def split_line(line: str) -> tuple[str, str] | None:
+    """ "Name: detail" / "Name – detail" / "Name" from a list line; None for junk."""
+    line = line.strip(" •·-*\t▪◦")
+    if not line or len(line) > 300 or junk(line):
+        return None
+    parts = _SPLIT.split(line, maxsplit=1)
+    name, description = (parts[0], parts[1]) if len(parts) == 2 and parts[0] else (line, "")
+    if len(name) > 80:  # a sentence, not a feature name
+        name, description = name[:80].rsplit(" ", 1)[0], line
+    name = name.strip(" .:")
+    return (name, description.strip()) if name and not junk(name) else None
+
+
+@dataclass
+class FoundFeature:
+    name: str
+    description: str
+    quotes: list[str]  # verbatim candidates for the cite, best first
+    scope: str  # the text around it (group, heading), to tell which product it belongs to
+
+
+def _grid_member(card: Card) -> bool:
+    heading = strip_numbering(card.heading)
+    return (
+        not card.items
+        and 1 <= len(card.texts) <= 2
+        and 2 <= len(card.texts[0].split())
+        and len(card.texts[0]) <= 300
+        and feature_name_ok(heading)
+    )
+
+
+def html_features(found_cards: list[Card]) -> list[FoundFeature]:
+    """Card grids (three or more cards in a row: a heading and a short text each, at one
+    level under one group heading) and lists under a feature heading."""
+    out: list[FoundFeature] = []
+    run: list[Card] = []
+
+    def close() -> None:
+        if len(run) >= MIN_GRID and not NOT_FEATURE_GROUP.search(run[0].group):
+            for card in run:
+                name, text = strip_numbering(card.heading), card.texts[0]
+                if junk(text):
+                    continue
+                quotes = [f"{card.heading} {text}", text, card.heading]
+                out.append(FoundFeature(name, text, quotes, f"{card.group} {name}"))
+        run.clear()
+
+    for card in found_cards:
+        same_grid = bool(run) and (run[-1].level, run[-1].group) == (card.level, card.group)
+        if not same_grid:
+            close()
+        if _grid_member(card):
+            run.append(card)
+        intro = " ".join([card.heading, *card.texts[-1:]])
+        if len(card.items) >= 2 and FEATURE_HEADING.search(intro):
+            scope = " ".join([card.group, card.heading, *card.texts])
+            for line in card.items:
+                parts = split_line(line)
+                if parts:
+                    out.append(FoundFeature(parts[0], parts[1], [line, parts[0]], scope))
+    close()
+    return out
+
+
+def benefit_lines(found_cards: list[Card]) -> list[str]:
+    """ "Heading: text" of the cards under a "Why ..."/benefits heading."""
+    out = []
+    for card in found_cards:
+        if BENEFIT_HEADING.search(card.group) and card.texts and not junk(card.heading):
+            out.append(f"{card.heading}: {card.texts[0]}"[:300])
+    return out
+
+
+def section_features(sections: list[tuple[str, int, str]]) -> list[FoundFeature]:
+    """Without HTML: the lines under headings that mention features (else the page's h2/h3
+    headings with their first line)."""
+    out: list[FoundFeature] = []
+    for heading, _level, text in sections:
+        if FEATURE_HEADING.search(heading or ""):
+            for line in text.splitlines():
+                parts = split_line(line)
+                if parts:
+                    out.append(FoundFeature(parts[0], parts[1], [line.strip()], heading))
+    if out:
+        return out
+    for heading, level, text in sections:
+        heading = (heading or "").strip()
+        if level not in (2, 3) or not feature_name_ok(heading):
+            continue
+        if FEATURE_HEADING.search(heading) or NOT_FEATURE_GROUP.search(heading):
+            continue
+        first = text.splitlines()[0][:300] if text else ""
+        if first and junk(first):
+            first = ""
+        quotes = [f"{heading} {first}", first, heading] if first else [heading]
+        out.append(FoundFeature(heading, first, quotes, heading))
+    return out
