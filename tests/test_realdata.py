@@ -264,3 +264,16 @@ def test_a_collect_over_a_hostile_site_completes_with_one_source_per_page(api, c
         content = item["content"]
         assert "Section 12" not in content and "cookies" not in content
         assert "All rights reserved" not in content
+
+
+def test_a_wrapper_named_like_chrome_that_holds_the_content_is_kept():
+    body = "<p>" + "Rival ships audit trails for every workflow change. " * 10 + "</p>"
+    html = (
+        "<html><body><div class='u-header--left-aligned-nav'><nav><a href='/a'>A</a></nav>"
+        f"<div class='navbar'><h1>Rival Pricing</h1>{body}</div></div>"
+        "<div class='cookie-banner'><p>Some banner words that are not content.</p></div>"
+        "</body></html>"
+    )
+    page = extract_html(html, "https://rival.example/")
+    assert "Rival ships audit trails" in page.text and "Rival Pricing" in page.text
+    assert "banner words" not in page.text

@@ -18,6 +18,15 @@ page-level rules let through. A section heading is kept unless its section is le
 
 Both passes only remove whole lines, so what is left is verbatim page text and a quote
 found in it is found in the page.
+
+In the markup (:func:`strip_chrome`, :func:`is_chrome_element`, used by extraction and by
+the extractors that read a page's structure), chrome is ``<nav>``, ``<footer>``,
+``<aside>``, dialogs, elements whose role is navigation, contentinfo, search, dialog or
+menu, hidden ones, and elements with a class or id token such as nav, navbar, menu,
+footer, cookie, consent, breadcrumb, sidebar, modal or popup (:data:`CHROME_WORDS`); none
+that holds the h1 or half the page's text. The site's ``<header>``/``<footer>``
+(:func:`is_site_frame`) is chrome unless broken markup left the page inside it (it holds the
+h1 or most of the text).
 """
 
 from __future__ import annotations
@@ -56,6 +65,62 @@ _COOKIES = re.compile(
     re.IGNORECASE,
 )
 _WORD = re.compile(r"\w+(?:['’.-]\w+)*")
+CHROME_TAGS = frozenset("nav footer aside dialog noscript template".split())
+CHROME_ROLES = frozenset("navigation contentinfo search dialog menu menubar".split())
+# Class or id words (whole tokens, "_" read as "-") sites name their chrome with. Tokens,
+# not substrings: "u-header--left-aligned-nav" may wrap the whole page.
+CHROME_WORDS = frozenset(
+    "nav navbar navigation menu menubar main-nav site-nav footer site-footer cookie cookies "
+    "cookie-banner cookie-consent cookiealert consent gdpr breadcrumb breadcrumbs sidebar "
+    "modal popup offcanvas skip-link".split()
+)
+
+
+def marks(el: Any) -> str:
+    """An element's class and id, the words sites name their chrome with."""
+    return f"{el.get('class', '')} {el.get('id', '')}"
+
+
+def is_chrome_element(el: Any) -> bool:
+    """Navigation, footer, sidebar, dialog, banner or hidden element (see the module doc)."""
+    if not isinstance(el.tag, str):
+        return False
+    if el.tag in CHROME_TAGS or el.get("role") in CHROME_ROLES:
+        return True
+    if el.get("aria-hidden") == "true":
+        return True
+    return any(token in CHROME_WORDS for token in marks(el).replace("_", "-").lower().split())
+
+
+def strip_chrome(root: Any, extra_tags: Iterable[str] = ()) -> Any:
+    """Remove chrome elements (and ``extra_tags``) from ``root`` in place; returns it.
+    The text after a removed element (its tail) belongs to its parent and stays."""
+    extra = frozenset(extra_tags)
+    size = len(root.text_content())
+    doomed = [
+        el
+        for el in root.iter()
+        if isinstance(el.tag, str) and (el.tag in extra or is_chrome_element(el))
+    ]
+    for el in doomed:
+        if el.getparent() is None:
+            continue
+        # Broken markup or a misleading class can wrap the content itself: an element
+        # holding the h1 or half the text is kept.
+        if el.tag not in extra and (
+            el.find(".//h1") is not None or len(el.text_content()) > size / 2
+        ):
+            continue
+        el.drop_tree()
+    return root
+
+
+def is_site_frame(el: Any, body_size: int) -> bool:
+    """The site's own ``<header>`` or ``<footer>`` (not an article's): chrome, unless broken
+    markup left the page's content inside it (it holds the h1 or half the body's text)."""
+    if el.tag not in ("header", "footer") or any(a.tag == "article" for a in el.iterancestors()):
+        return False
+    return el.find(".//h1") is None and len(el.text_content()) < body_size / 2
 
 
 def _norm(text: str) -> str:
@@ -174,10 +239,14 @@ def drop_repeated_lines(pages: Sequence[Any]) -> int:
 
 
 __all__ = [
+    "CHROME_WORDS",
     "drop_page_boilerplate",
     "drop_repeated_lines",
+    "is_chrome_element",
     "is_chrome_line",
+    "is_site_frame",
     "is_navigation_line",
     "repeated_lines",
     "section_text",
+    "strip_chrome",
 ]

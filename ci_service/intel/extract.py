@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin
 
-from ci_service.intel.boilerplate import drop_page_boilerplate, section_text
+from ci_service.intel.boilerplate import drop_page_boilerplate, section_text, strip_chrome
 from ci_service.intel.errors import ExtractionError
 from ci_service.intel.feeds import FeedEntry, parse_feed
 from ci_service.intel.jsonld import parse_json_ld
@@ -30,22 +30,6 @@ FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml", "applicat
 # trafilatura's main content is used unless it leaves out more than this share of the lines
 # the page shows outside its chrome.
 MISSING_LINES_SHARE = 0.25
-_CHROME_TOKENS = (
-    "nav navbar navigation menu menubar footer site-footer cookie cookies consent gdpr "
-    "breadcrumb breadcrumbs sidebar modal popup offcanvas skip-link"
-).split()
-_CHROME_XPATH = (
-    "//nav | //footer | //aside | //dialog | //noscript | //template"
-    " | //*[@role='navigation' or @role='contentinfo' or @role='search' or @role='dialog'"
-    " or @role='menu' or @role='menubar' or @aria-hidden='true']"
-    " | //*["
-    + " or ".join(
-        f"contains(concat(' ', translate(normalize-space(@class), '_', '-'), ' '), ' {t} ')"
-        f" or translate(@id, '_', '-')='{t}'"
-        for t in _CHROME_TOKENS
-    )
-    + "]"
-)
 _PRICE = re.compile(
     r"[$€£¥₹]\s?\d|\d\s?[$€£]|\b(?:USD|EUR|GBP|CHF|CAD|AUD|JPY|INR)\s?\d|\d\s?(?:USD|EUR|GBP)\b",
     re.IGNORECASE,
@@ -303,16 +287,14 @@ def extract_html(html: str | bytes, url: str) -> Page:
 
 
 def _missing_share(main: list[Section], visible: list[Section]) -> float:
-    """The share of ``visible``'s lines that ``main`` does not hold (1.0 when main is empty)."""
+    """The share of the lines of ``visible``'s text that ``main``'s text does not hold (1.0
+    when a line states a price, or main is empty). Compared as the page text is written:
+    headings of level 1 and below, not the title."""
     if not main:
         return 1.0
-    held = " ".join(_one_line(f"{s.heading} {s.text}") for s in main).casefold()
-    lines = [
-        _one_line(line).casefold()
-        for s in visible
-        for line in (s.heading, *s.text.splitlines())
-        if line.strip()
-    ]
+    held = _one_line(section_text(main)).casefold()
+    lines = [_one_line(line).casefold() for line in section_text(visible).splitlines()]
+    lines = [line for line in lines if line]
     if not lines:
         return 0.0
     missing = [line for line in lines if line not in held]
@@ -325,10 +307,7 @@ def _without_chrome(doc: Any) -> Any:
     """A copy of ``doc`` without navigation, footers, sidebars, banners and dialogs."""
     import copy
 
-    tree = copy.deepcopy(doc)
-    for element in tree.xpath(_CHROME_XPATH):
-        if element.getparent() is not None:
-            element.drop_tree()  # keeps the tail: text after the element is its parent's
+    tree = strip_chrome(copy.deepcopy(doc))
     for row in tree.iter("tr"):
         # One line per table row, its cells apart, as trafilatura writes tables.
         cells = [_one_line(cell.text_content()) for cell in row if cell.tag in ("td", "th")]

@@ -41,6 +41,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
+from ci_service.intel.boilerplate import is_site_frame
 from ci_service.pipeline.site import NewsEntry, SitePage, SiteSnapshot
 from ci_service.timeutil import plausible_web_date
 
@@ -281,12 +282,7 @@ def article_entry(page: SitePage, source: str = "") -> NewsEntry | None:
 
 
 def _skipped(el: Any, body_size: int) -> bool:
-    if el.tag in _SKIP_TAGS:
-        return True
-    if el.tag in ("header", "footer") and not any(a.tag == "article" for a in el.iterancestors()):
-        # Broken markup can leave the page inside an unclosed <header>: keep that one.
-        return el.find(".//h1") is None and len(el.text_content()) < body_size / 2
-    return False
+    return el.tag in _SKIP_TAGS or is_site_frame(el, body_size)
 
 
 def _candidates(doc: Any, page: SitePage) -> dict[str, list[Any]]:

@@ -37,6 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from ci_service.intel.boilerplate import is_chrome_element, is_site_frame, marks
 from ci_service.pipeline.evidence import Cite, sentence_at
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
@@ -123,8 +124,10 @@ _QUOTED = re.compile(r"^[\"“”„'‘’«]|[\"“”'’»]$")
 _BIO_FOUNDER = re.compile(r"\b(?:co-?\s?)?founders?\b|\bco-?\s?founded\b", re.IGNORECASE)
 # After a name: "co-founded", "founder", or "founded <Something>" (not "was founded in").
 _FOUNDED_AFTER = r"(?:[Cc]o-?\s?)?[Ff]ounders?\b|[Cc]o-?\s?[Ff]ounded\b|[Ff]ounded\s+[A-Z]"
+# Besides chrome (intel.boilerplate): code and quotations (a testimonial's "Jane Doe, CEO of
+# Initech" is a customer's person, not one of theirs).
 _SKIP_TAGS = frozenset("script style noscript template svg nav blockquote q select".split())
-_SKIP_CLASS = re.compile(r"testimonial|quote|review|cookie|consent", re.IGNORECASE)
+_SKIP_CLASS = re.compile(r"testimonial|quote|review", re.IGNORECASE)
 _BLOCK_TAGS = frozenset(
     """address article aside dd div dl dt figcaption figure footer form h1 h2 h3 h4 h5 h6
     header hr li main ol p pre section table tbody td th thead tr ul""".split()
@@ -268,13 +271,9 @@ def html_lines(html: str) -> list[str]:
     def skipped(el: Any) -> bool:
         if not isinstance(el.tag, str) or el.tag in _SKIP_TAGS:
             return True
-        if el.tag in ("header", "footer") and not any(
-            a.tag == "article" for a in el.iterancestors()
-        ):
-            # Broken markup can leave the whole page inside an unclosed <header>: skip only
-            # one that holds no h1 and a minor part of the text.
-            return el.find(".//h1") is None and len(el.text_content()) < body_size / 2
-        return bool(_SKIP_CLASS.search(f"{el.get('class', '')} {el.get('id', '')}"))
+        if el.tag in ("header", "footer"):
+            return is_site_frame(el, body_size)
+        return is_chrome_element(el) or bool(_SKIP_CLASS.search(marks(el)))
 
     def walk(el: Any) -> None:
         if skipped(el):

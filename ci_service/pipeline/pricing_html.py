@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from ci_service.intel.boilerplate import strip_chrome
 from ci_service.pipeline import pricing
 from ci_service.pipeline.pricing import PlanDraft
 from ci_service.pipeline.site import SitePage
@@ -41,14 +42,9 @@ BLOCKS = frozenset(
     "address center".split()
 )
 HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
-DROP = (
-    "script style noscript template svg nav footer aside dialog select iframe del s strike"
-).split()
-CHROME = re.compile(
-    r"(?:^|[\s_-])(?:nav|navbar|navigation|menu|footer|cookie\w*|consent|gdpr|breadcrumbs?|"
-    r"sidebar|modal|popup)(?:$|[\s_-])",
-    re.IGNORECASE,
-)
+# Besides chrome (intel.boilerplate.strip_chrome): code, forms' selects, frames, and struck-out
+# prices ("<del>$12</del> $9").
+DROP = ("script style svg select iframe del s strike").split()
 TITLE = re.compile(r"title|name|plan|tier|package|edition|heading", re.IGNORECASE)
 DESCRIPTION = re.compile(r"desc|subtitle|tagline|summary|badge|ribbon|lead\b", re.IGNORECASE)
 PRICE_CLASS = re.compile(r"price|amount|cost", re.IGNORECASE)
@@ -87,19 +83,7 @@ def _tree(html: str) -> Any:
         return None
     body = doc.find("body")
     root = body if body is not None else doc
-    for el in list(root.iter(*DROP)):
-        if el.getparent() is not None:
-            el.drop_tree()
-    chrome = [
-        el
-        for el in root.iter()
-        if isinstance(el.tag, str)
-        and (CHROME.search(_attrs(el)) or el.get("role") in ("navigation", "contentinfo"))
-    ]
-    for el in chrome:
-        if el.getparent() is not None:
-            el.drop_tree()
-    return root
+    return strip_chrome(root, DROP)
 
 
 def _lines(root: Any) -> list[Line]:

@@ -24,18 +24,16 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
+from ci_service.intel.boilerplate import is_chrome_element, is_site_frame, marks
+
 MENU_LABEL = re.compile(r"^(?:our\s+)?(products?|platforms?|solutions?|features?)$", re.IGNORECASE)
 _LABEL_TAGS = frozenset("a button span summary strong b p label h2 h3 h4 h5 h6 div".split())
 _CONTAINER_STOP = frozenset("ul ol nav header footer body html main".split())
 _MENU_CLASS = re.compile(r"dropdown|menu|mega|submenu|flyout|column|col\b", re.IGNORECASE)
 MAX_MENU_LINKS = 30
-_SKIP_TAGS = frozenset(
-    "script style noscript template svg nav footer aside form select blockquote q iframe".split()
-)
-_SKIP_CLASS = re.compile(
-    r"cookie|consent|testimonial|quote|review|newsletter|breadcrumb|modal|popup|banner-top",
-    re.IGNORECASE,
-)
+# Besides chrome (intel.boilerplate): code, forms, quotations (testimonials are not features).
+_SKIP_TAGS = frozenset("script style svg form select blockquote q iframe".split())
+_SKIP_CLASS = re.compile(r"testimonial|quote|review|newsletter|banner-top", re.IGNORECASE)
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _TEXT_TAGS = frozenset("p dd dt td th figcaption address pre".split())
 _ITEM_TAGS = frozenset(("li",))
@@ -166,13 +164,11 @@ def menus(html: str, base: str) -> list[Menu]:
 
 
 def _skipped(el: Any, body_size: int) -> bool:
-    if not isinstance(el.tag, str) or el.tag in _SKIP_TAGS:
+    if not isinstance(el.tag, str) or el.tag in _SKIP_TAGS or is_chrome_element(el):
         return True
     if el.tag == "header" and el.find(".//nav") is not None:
-        # The site header (logo and navigation), unless broken markup left the page's
-        # content inside it: one holding the h1 or most of the text is read.
-        return el.find(".//h1") is None and len(el.text_content()) < body_size / 2
-    return bool(_SKIP_CLASS.search(f"{el.get('class', '')} {el.get('id', '')}"))
+        return is_site_frame(el, body_size)  # the site header (logo and navigation)
+    return bool(_SKIP_CLASS.search(marks(el)))
 
 
 def _has_blocks(el: Any) -> bool:
