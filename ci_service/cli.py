@@ -573,3 +573,12 @@ def main() -> None:  # pragma: no cover - console entry
 
 if __name__ == "__main__":  # pragma: no cover
     sys.exit(main())
+
+
+def _add_command_groups() -> None:
+    from ci_service.cli_users import users
+
+    cli.add_command(users)
+
+
+_add_command_groups()

@@ -5,6 +5,8 @@ Every test gets its own temporary SQLite file, so tests pass alone and in any or
 
 from __future__ import annotations
 
+import secrets
+
 import pytest
 
 from ci_service.services import apikeys
@@ -112,3 +114,29 @@ def make_api(client, make_workspace, make_key):
 def api(make_api):
     """An OWNER key with every scope on an ENTERPRISE workspace."""
     return make_api()
+
+
+@pytest.fixture
+def make_web(app, make_workspace, make_key):
+    from ci_service.services import people
+    from tests.web_support import PASSWORD, WebClient, sign_in
+
+    def make(plan="ENTERPRISE", role="OWNER", workspace=None, email=None):
+        workspace = workspace or make_workspace(plan=plan)
+        email = email or f"person-{secrets.token_hex(4)}@example.com"
+        with connection():
+            user = people.create_user(workspace.id, email, role, PASSWORD)
+        client = app.test_client()
+        answer = sign_in(client, email)
+        assert answer.status_code == 302, answer.get_data(as_text=True)
+        key, _row = make_key(workspace, role="OWNER")
+        api = ApiClient(app.test_client(), key, workspace.id, None)
+        return WebClient(client, email, workspace.id, user.id, api)
+
+    return make
+
+
+@pytest.fixture
+def web(make_web):
+    """An OWNER signed in to an ENTERPRISE workspace."""
+    return make_web()

@@ -57,3 +57,10 @@ def add_offering_pricing(db):
     # New fields, not the model's: later model changes must not change this migration.
     add_column_if_missing(db, "offering", "pricing", JSONField(default=list))
     add_column_if_missing(db, "offering", "pricing_changes", JSONField(default=list))
+
+
+@migration("0009_people")
+def create_people(db):
+    from ci_service.store.people import PEOPLE_MODELS
+
+    db.create_tables(PEOPLE_MODELS)

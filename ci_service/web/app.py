@@ -97,6 +97,9 @@ def create_app(
 
     app.register_blueprint(mcp_blueprint)  # JSON-RPC, outside the REST OpenAPI document
     app.extensions["ci_api"] = api
+    from ci_service.web import pages
+
+    pages.install(app)  # the web app for people (sessions, not keys)
 
     @app.get("/docs/assets/<path:filename>")
     def swagger_assets(filename):

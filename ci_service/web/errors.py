@@ -40,7 +40,32 @@ def error_response(status: int, body: dict, headers: dict | None = None):
     return response
 
 
+# Paths that always answer JSON, whatever a client accepts.
+MACHINE_PATHS = ("/api/", "/mcp", "/openapi.json", "/docs", "/healthz", "/.well-known/")
+
+
+def wants_html() -> bool:
+    """A page request, or a browser asking for a path no machine route owns: an HTML page."""
+    try:
+        if request.blueprint == "pages":
+            return True
+        if request.path.startswith(MACHINE_PATHS):
+            return False
+        best = request.accept_mimetypes.best_match(["application/json", "text/html"])
+        return best == "text/html" and request.accept_mimetypes["text/html"] > 0
+    except RuntimeError:  # outside a request
+        return False
+
+
+def _html_error(error: BaseException, status: int):
+    from ci_service.web.pages.context import render_error
+
+    return render_error(error, status)
+
+
 def service_error_response(error: ServiceError):
+    if wants_html():
+        return _html_error(error, error.status)
     return error_response(error.status, error.to_dict(), error.headers)
 
 
@@ -48,6 +73,8 @@ def http_exception_response(error: HTTPException):
     status = error.code or 500
     if status >= 500:
         return internal_error_response(error)
+    if wants_html():
+        return _html_error(error, status)
     code = HTTP_CODES.get(status, "HTTP_ERROR")
     message = HTTP_MESSAGES.get(status) or error.name
     headers = {}
@@ -67,6 +94,8 @@ def internal_error_response(error: BaseException):
         request.path,
         exc_info=(type(original), original, original.__traceback__),
     )
+    if wants_html():
+        return _html_error(error, 500)
     body = {"code": "INTERNAL_ERROR", "message": "Internal server error"}
     if request_id:
         body["details"] = {"requestId": request_id}
