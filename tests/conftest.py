@@ -140,3 +140,10 @@ def make_web(app, make_workspace, make_key):
 def web(make_web):
     """An OWNER signed in to an ENTERPRISE workspace."""
     return make_web()
+
+
+def pytest_collection_modifyitems(config, items):
+    """Browser tests last: Playwright's sync API keeps an event loop running on the main
+    thread for the browser session, and ``asyncio.run`` (the MCP SDK tests) refuses to start
+    inside one."""
+    items.sort(key=lambda item: "/tests/browser/" in str(item.path).replace("\\", "/"))

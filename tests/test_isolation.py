@@ -42,6 +42,7 @@ QUERY_OTHER = {
     "includeOurProduct": None,
     "includeEvidence": None,
     "excludeEmbeddings": None,
+    "format": None,
     "q": "Bravo",
 }
 # Tool argument -> how to fill it with B's ids (or a plain value for non-id arguments).

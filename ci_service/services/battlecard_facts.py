@@ -181,9 +181,10 @@ def _unit_kind(plan: dict[str, Any]) -> str:
     return "per-person" if re.search(r"user|seat|member|agent|person", unit) else unit or "flat"
 
 
-def describe_price(plan: dict[str, Any]) -> str:
+def price_terms(plan: dict[str, Any]) -> str:
+    """A plan's price as people write it: "$19 per agent/month", "on request"."""
     if plan.get("onRequest") or plan.get("price") is None:
-        return f"{plan['name']} (price on request)"
+        return "price on request"
     amount = plan["price"]
     number = f"{amount:,.0f}" if float(amount).is_integer() else f"{amount:,.2f}"
     symbol = {"USD": "$", "GBP": "£", "EUR": "€"}.get(plan.get("currency") or "", "")
@@ -191,7 +192,13 @@ def describe_price(plan: dict[str, Any]) -> str:
     unit = plan.get("unit") or ""
     unit = "" if unit in ("", "flat") else f" {unit}"
     period = f"/{plan['period']}" if plan.get("period") in ("month", "year") else ""
-    return f"{plan['name']} {money}{unit}{period}"
+    return f"{money}{unit}{period}"
+
+
+def describe_price(plan: dict[str, Any]) -> str:
+    if plan.get("onRequest") or plan.get("price") is None:
+        return f"{plan['name']} (price on request)"
+    return f"{plan['name']} {price_terms(plan)}"
 
 
 class FactBuilder:

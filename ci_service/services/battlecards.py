@@ -8,8 +8,9 @@ engine allows one active job of a type per competitor, so two products' cards re
 at once share a job: the job's step regenerates every GENERATING card of the competitor
 until none is left, and its completion hook (in the transaction that completes the job)
 finishes any card requested after the step's last look. Regenerating replaces the card's
-content and mode; cards never pile up. A failed or cancelled job marks its pending cards
-FAILED and leaves their previous content in place.
+content and mode, then re-applies its hand edits (``services/battlecard_edits.py``); cards
+never pile up. A failed or cancelled job marks its pending cards FAILED and leaves their
+previous content in place.
 
 Mode shown: while a card is GENERATING its ``mode`` is the requested one (the answer to
 generate, and every read until the job ends, show the card as it is being generated, its
@@ -27,7 +28,7 @@ from typing import Any
 from ci_service.errors import NotFound, ValidationFailed
 from ci_service.jobs.queue import enqueue
 from ci_service.jobs.types import JobContext
-from ci_service.services import battlecard_content, cleanup, matrix
+from ci_service.services import battlecard_content, battlecard_edits, cleanup, matrix
 from ci_service.services.analysis_jobs import GENERATE
 from ci_service.services.intel import evidence_record
 from ci_service.store.analysis import BATTLECARD_MODES, Battlecard
@@ -128,6 +129,7 @@ def regenerate(card: Battlecard, mode: str | None = None) -> Battlecard:
     content = battlecard_content.generate_content(
         card.workspace_id, competitor, product, mode, offerings, intel
     )
+    content, card.edits = battlecard_edits.reapply(content, card.edits or [])
     now = utcnow()
     card.mode = mode
     card.requested_mode = None
@@ -337,6 +339,7 @@ def battlecard_to_dict(row: Battlecard) -> dict[str, Any]:
         "requestedMode": row.requested_mode,
         "content": content,
         "evidenceIds": list(row.evidence_ids or []),
+        "edits": battlecard_edits.public_edits(row.edits),
         "generatedAt": iso(row.generated_at),
         "createdAt": iso(row.created_at),
         "updatedAt": iso(row.updated_at),
@@ -349,7 +352,7 @@ def evidence_map(workspace_id: str, card: Battlecard) -> dict[str, dict[str, Any
     if not ids:
         return {}
     rows = IntelItem.select().where(IntelItem.workspace == workspace_id, IntelItem.id.in_(ids))
-    found = {r.id: evidence_record(r) for r in rows}
+    found = {r.id: {**evidence_record(r), "collectedAt": iso(r.created_at)} for r in rows}
     quotes = battlecard_content.quotes_by_evidence(card.content or {})
     for item_id, record in found.items():
         # The sentences the card cites from this item, each with a link that opens the

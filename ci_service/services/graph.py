@@ -169,7 +169,7 @@ def counts(workspace_id: str) -> tuple[int, int]:
     return nodes, edges
 
 
-def _node_data(node: GraphNode) -> dict[str, Any]:
+def node_data(node: GraphNode) -> dict[str, Any]:
     data = {
         "id": node.id,
         "name": node.name,
@@ -197,7 +197,7 @@ def graph_elements(workspace_id: str) -> dict[str, Any]:
     )
     return {
         "elements": {
-            "nodes": [{"data": _node_data(n)} for n in nodes],
+            "nodes": [{"data": node_data(n)} for n in nodes],
             "edges": [
                 {
                     "data": {

@@ -81,6 +81,8 @@ class Battlecard(BaseModel):
     status = CharField(max_length=20, default="GENERATING")
     content = JSONField(default=dict)
     evidence_ids = JSONField(default=list)
+    # Hand edits, re-applied on every regeneration (services/battlecard_edits.py).
+    edits = JSONField(default=list)
     search_text = TextField(default="")  # what /api/search matches (see search_doc)
     error = TextField(null=True)
     generated_at = UTCDateTimeField(null=True)

@@ -64,3 +64,9 @@ def create_people(db):
     from ci_service.store.people import PEOPLE_MODELS
 
     db.create_tables(PEOPLE_MODELS)
+
+
+@migration("0010_battlecard_edits")
+def add_battlecard_edits(db):
+    # A new field, not the model's: later model changes must not change this migration.
+    add_column_if_missing(db, "battlecard", "edits", JSONField(default=list))

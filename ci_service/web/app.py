@@ -49,7 +49,7 @@ def create_app(
     if overrides:
         settings = settings.with_overrides(**overrides)
 
-    app = Flask("ci_service")
+    app = Flask("ci_service", static_folder=None)  # the pages blueprint serves /static
     app.config.update(
         CI_SETTINGS=settings,
         MAX_CONTENT_LENGTH=max(settings.max_upload_bytes, settings.max_json_bytes),

@@ -24,7 +24,19 @@ bp = Blueprint(
     static_url_path="/static",
 )
 
-VIEW_MODULES = ("auth_views", "home")
+VIEW_MODULES = (
+    "auth_views",
+    "home",
+    "competitors",
+    "intel",
+    "jobs",
+    "search",
+    "battlecards",
+    "matrix",
+    "graph",
+    "deals",
+    "settings",
+)
 
 
 def install(app: Flask) -> None:

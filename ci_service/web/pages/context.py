@@ -242,7 +242,10 @@ def workspace_name() -> str:
 
 
 def template_globals() -> dict[str, Any]:
+    from ci_service.services.battlecard_facts import price_terms
+
     return {
+        "price_terms": price_terms,
         "nav_links": nav_links,
         "view_endpoints": view_endpoints,
         "workspace_name": workspace_name,

@@ -1,12 +1,12 @@
-"""/api/battlecards: list, read (optionally with the evidence), generate (a job)."""
+"""/api/battlecards: list, read (optionally with the evidence), generate (a job), export
+(Markdown or a standalone HTML document)."""
 
 from __future__ import annotations
 
 import marshmallow as ma
+from flask import Response
 
-from ci_service.services import (
-    battlecards,
-)
+from ci_service.services import battlecard_edits, battlecard_export, battlecards
 from ci_service.services.auth import READ, WRITE
 from ci_service.store.analysis import BATTLECARD_MODES
 from ci_service.web.api import Blueprint, Schema
@@ -32,18 +32,33 @@ class GenerateSchema(Schema):
     mode = ma.fields.Raw(required=True, metadata={"type": "string", "enum": list(BATTLECARD_MODES)})
 
 
-class ClaimSchema(ma.Schema):
+class EditMarkers(ma.Schema):
+    """An item edited by hand (kept on regeneration) says so, when and by whom."""
+
+    edited = ma.fields.Boolean(metadata={"description": "true: the text was edited by hand"})
+    editedAt = ma.fields.DateTime(metadata={"description": "when it was last edited"})
+    editedBy = ma.fields.String(metadata={"description": "who edited it (email)"})
+
+
+class ClaimSchema(EditMarkers):
     title = ma.fields.String(required=True)
     description = ma.fields.String(required=True)
     evidenceIds = Strings(required=True)
     quotes = Citations(metadata={"description": "the exact sentences the item rests on"})
 
 
-class ObjectionSchema(ma.Schema):
+class ObjectionSchema(EditMarkers):
     objection = ma.fields.String(required=True)
     response = ma.fields.String(required=True)
     evidenceIds = Strings(required=True)
     quotes = Citations()
+
+
+class EditSchema(ma.Schema):
+    section = ma.fields.String(required=True, validate=ma.validate.OneOf(battlecard_edits.SECTIONS))
+    index = ma.fields.Integer(required=True, metadata={"description": "0 for the texts"})
+    editedAt = ma.fields.DateTime(required=True)
+    editedBy = ma.fields.String(required=True)
 
 
 class ContentSchema(ma.Schema):
@@ -78,6 +93,10 @@ class BattlecardSchema(ma.Schema):
     )
     content = ma.fields.Nested(ContentSchema, required=True)
     evidenceIds = Strings(required=True)
+    edits = ma.fields.List(
+        ma.fields.Nested(EditSchema),
+        metadata={"description": "items edited by hand (landmines and texts included)"},
+    )
     generatedAt = ma.fields.DateTime(required=True, allow_none=True)
     createdAt = ma.fields.DateTime(required=True)
     updatedAt = ma.fields.DateTime(required=True)
@@ -90,6 +109,7 @@ class EvidenceSchema(ma.Schema):
     url = ma.fields.String(required=True, allow_none=True)
     title = ma.fields.String(required=True)
     credibilityScore = ma.fields.Float(required=True)
+    collectedAt = ma.fields.DateTime(metadata={"description": "when it was collected"})
     quotes = ma.fields.List(
         ma.fields.Dict(),
         metadata={"description": "[{quote, url}]: the sentences the card cites from this item"},
@@ -114,6 +134,21 @@ class BattlecardResponseSchema(ma.Schema):
 class GenerateResponseSchema(ma.Schema):
     battlecard = ma.fields.Nested(BattlecardSchema, required=True)
     jobId = ma.fields.String(required=True)
+
+
+class ExportQuerySchema(Schema):
+    # Validated by the service (the page's download uses the same rule); documented here.
+    format = ma.fields.String(
+        load_default="markdown", metadata={"enum": list(battlecard_export.FORMATS)}
+    )
+
+
+EXPORTED = {
+    "description": "The card as a document, each item with its evidence quotes, links and "
+    "collection dates: format=markdown (text/markdown) or format=html (text/html, a "
+    "standalone escaped document)",
+    "success": True,
+}
 
 
 @blp.route("", methods=["GET"])
@@ -154,3 +189,14 @@ def generate_battlecard(body, competitor_id):
         principal().workspace_id, competitor_id, body.get("productId"), body.get("mode")
     )
     return {"battlecard": battlecards.battlecard_to_dict(card), "jobId": job.id}
+
+
+@blp.route("/<battlecard_id>/export", methods=["GET"])
+@blp.arguments(ExportQuerySchema, location="query")
+@blp.alt_response(200, schema={"type": "string"}, content_type="text/markdown", **EXPORTED)
+@blp.alt_response(200, schema={"type": "string"}, content_type="text/html", **EXPORTED)
+@blp.errors(400, 401, 403, 404, 429)
+@requires(READ)
+def export_battlecard(args, battlecard_id):
+    done = battlecard_export.export(principal().workspace_id, battlecard_id, args.get("format"))
+    return Response(done.body, mimetype=done.mimetype, headers=done.headers("inline"))

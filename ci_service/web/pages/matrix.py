@@ -1,0 +1,147 @@
+"""Pages: the feature matrix (``/matrix``) and the solution matrix (``/matrix/solutions``).
+
+Both need the PRO plan, exactly as ``GET /api/matrix`` (the REST route's ``PRO_READ``): a
+STARTER workspace gets the upgrade page (403). The data is what REST answers for the same
+query (``services.matrix.get_matrix`` / ``services.solution_matrix.get_solution_matrix``):
+
+- ``productId``: our product (filters competitors as REST does, adds our product's column);
+- ``competitorIds``: repeated checkboxes or comma-separated, as REST; unknown or another
+  workspace's ids are ignored by the service;
+- ``categoryIds`` (page only): which category rows to show, among those REST returns.
+
+A cell opens (``<details>``) its summary and its evidence: the intel items named by
+``evidenceIds``, read in one query through ``services.intel`` within the workspace.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flask import request
+
+from ci_service.services import competitors, intel, matrix, products, solution_matrix, solutions
+from ci_service.web.pages import bp
+from ci_service.web.pages.context import page, principal, render
+from ci_service.web.routes.analysis_common import split_ids
+from ci_service.web.routes.matrix import PRO_READ
+
+EVIDENCE_TEXT = 400  # characters of an evidence item shown under a cell
+
+
+def ids_arg(name: str) -> list[str] | None:
+    """Repeated ``name=a&name=b`` or ``name=a,b``: the REST meaning (None when absent)."""
+    values = request.args.getlist(name)
+    if not values:
+        return None
+    return split_ids(",".join(values))
+
+
+def evidence_for(workspace_id: str, cells: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    """intel id -> what a cell shows of it (one query; other workspaces' ids never load)."""
+    wanted = list(dict.fromkeys(i for c in cells for i in c.get("evidenceIds") or []))
+    if not wanted:
+        return {}
+    out = {}
+    for item in intel.list_intel(workspace_id, ids=wanted):
+        text = " ".join((item.content or "").split())
+        out[item.id] = {
+            "id": item.id,
+            "title": item.title or item.url or "Evidence",
+            "url": item.url,
+            "excerpt": text[:EVIDENCE_TEXT] + ("…" if len(text) > EVIDENCE_TEXT else ""),
+            "collectedAt": (item.created_at.date().isoformat() if item.created_at else ""),
+        }
+    return out
+
+
+@bp.route("/matrix", endpoint="matrix")
+@page(PRO_READ)
+def matrix_page():
+    ws = principal().workspace_id
+    product_id = request.args.get("productId") or None
+    competitor_ids = ids_arg("competitorIds")
+    category_ids = ids_arg("categoryIds")
+    data = matrix.get_matrix(
+        ws,
+        product_id=product_id,
+        competitor_ids=competitor_ids,
+        include_our_product=product_id is not None,
+    )
+    shown = data["categories"]
+    if category_ids is not None:
+        wanted = set(category_ids)
+        shown = [c for c in shown if c["id"] in wanted]
+    return render(
+        "matrix.html",
+        data=data,
+        categories=shown,
+        all_categories=data["categories"],
+        evidence=evidence_for(ws, data["cells"]),
+        products=[{"id": p.id, "name": p.name} for p in products.list_products(ws)],
+        all_competitors=[{"id": c.id, "name": c.name} for c in competitors.list_competitors(ws)],
+        product_id=product_id,
+        selected_competitors=set(competitor_ids or []),
+        selected_categories=set(category_ids or []),
+        filtered=bool(product_id or competitor_ids is not None or category_ids is not None),
+    )
+
+
+def drill_down(data: dict[str, Any]) -> dict[tuple[str, str], list[dict[str, Any]]]:
+    """(solution id, competitor id) -> one row per category mapping of the solution: its
+    weight and the category cell that fed the score (None: no cell or UNKNOWN, left out)."""
+    by_cell_id = {
+        cell["id"]: cell for row in data["categoryCellMap"].values() for cell in row.values()
+    }
+    out: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for solution in data["solutions"]:
+        for competitor in data["competitors"]:
+            scored = data["cellMap"].get(solution["id"], {}).get(competitor["id"])
+            used = [
+                by_cell_id[i]
+                for i in (scored or {}).get("contributingCategoryIds", [])
+                if i in by_cell_id
+            ]
+            rows = []
+            for mapping in solution.get("categoryMappings") or []:
+                cell = next(
+                    (
+                        c
+                        for c in used
+                        if c["categoryId"] == mapping.get("categoryId")
+                        and c["productId"] == mapping.get("productId")
+                    ),
+                    None,
+                )
+                rows.append(
+                    {
+                        "categoryId": mapping.get("categoryId"),
+                        "name": cell["categoryName"] if cell else mapping.get("categoryId"),
+                        "weight": mapping.get("weight"),
+                        "cell": cell,
+                    }
+                )
+            out[(solution["id"], competitor["id"])] = rows
+    return out
+
+
+@bp.route("/matrix/solutions")
+@page(PRO_READ)
+def solution_matrix_page():
+    ws = principal().workspace_id
+    competitor_ids = ids_arg("competitorIds")
+    solution_ids = ids_arg("solutionIds")
+    data = solution_matrix.get_solution_matrix(
+        ws, competitor_ids=competitor_ids, solution_ids=solution_ids
+    )
+    drill = drill_down(data)
+    cells = [r["cell"] for rows in drill.values() for r in rows if r["cell"]]
+    return render(
+        "matrix_solutions.html",
+        data=data,
+        drill=drill,
+        evidence=evidence_for(ws, cells),
+        all_competitors=[{"id": c.id, "name": c.name} for c in competitors.list_competitors(ws)],
+        all_solutions=[{"id": s.id, "name": s.name} for s in solutions.list_solutions(ws)],
+        selected_competitors=set(competitor_ids or []),
+        selected_solutions=set(solution_ids or []),
+    )

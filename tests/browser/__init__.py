@@ -1,0 +1,1 @@
+"""Real-browser tests (Playwright + Debian's Chromium); see conftest.py."""

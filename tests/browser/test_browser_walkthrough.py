@@ -1,0 +1,130 @@
+"""The issue's walk-through, in the browser only: a new person signs in with an invite, adds
+a product and a competitor, watches the analysis, opens the battlecard with its evidence,
+prints it, and sees the matrix and the graph."""
+
+from __future__ import annotations
+
+import io
+import secrets
+import time
+
+import pytest
+
+from tests.intel_support import FixtureServer
+from tests.pipeline_fixtures.support import copy_site
+
+
+@pytest.fixture(scope="module")
+def globex_site(tmp_path_factory):
+    """The project's fixture site (products, pricing, about, news, a PDF) on loopback."""
+    with FixtureServer(copy_site(tmp_path_factory.mktemp("globex") / "site")) as server:
+        yield server
+
+
+def wait_until(page, check, what: str, timeout: float = 90) -> None:
+    """Reload ``page`` until ``check()`` holds (the page shows the job's end)."""
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, f"{what} did not happen in {timeout} s"
+        page.wait_for_timeout(500)
+        page.reload()
+
+
+def test_a_new_person_goes_from_invite_to_battlecard_matrix_and_graph(
+    tab, live, globex_site, shot, tmp_path
+):
+    page = tab.page
+    email = f"new-{secrets.token_hex(3)}@acme.example"
+
+    # 1. The invite link an admin sent: choose a password, land in the app.
+    page.goto(live.invite(email, "EDITOR"))
+    page.get_by_label("Password", exact=True).fill("my first password")
+    page.get_by_label("Password again").fill("my first password")
+    with page.expect_navigation():
+        page.get_by_role("button", name="Join the workspace").click()
+    assert page.url.rstrip("/") == live.url.rstrip("/")
+    assert "Sign out" in page.locator("header").inner_text()
+
+    # 2. Our product, with features and pricing, in Settings.
+    product = f"Acme Desk {secrets.token_hex(2)}"
+    tab.go("/settings/products")
+    form = page.locator("form", has=page.get_by_role("button", name="Add the product"))
+    form.get_by_label("Name", exact=True).fill(product)
+    form.get_by_label("Description", exact=True).fill(
+        "Help desk software with workflow automation."
+    )
+    form.get_by_label("Audience", exact=True).fill("Support teams")
+    form.get_by_label("Features").fill(
+        "Single sign-on: SAML and OIDC\nAudit logs: every change kept\nSLA management: timers"
+    )
+    form.get_by_label("Pricing plans").fill("Team | 29 | USD | month | per agent")
+    with page.expect_navigation():
+        form.get_by_role("button", name="Add the product").click()
+    assert product in page.locator("main").inner_text()
+
+    # 3. A competitor from the home page; 4. its analysis runs while we watch.
+    competitor = f"Globex {secrets.token_hex(2)}"
+    tab.go("/")
+    page.get_by_label("Name", exact=True).fill(competitor)
+    page.get_by_label("Website URL").fill(globex_site.url("/"))
+    with page.expect_navigation():
+        page.get_by_role("button", name="Add and analyze").click()
+    assert "/competitors/" in page.url
+    competitor_url = page.url
+    shot(tab, "walkthrough-competitor-running")
+    heading = page.locator("h1")
+    wait_until(page, lambda: "COMPLETE" in heading.inner_text(), "the analysis")
+    main = page.locator("main").inner_text()
+    assert "Austin" in main and "FlowDesk" in main  # profile and products read from the site
+    shot(tab, "walkthrough-competitor")
+    tab.go("/")
+    assert competitor in page.locator("main").inner_text()
+    shot(tab, "walkthrough-home")
+    tab.go(competitor_url.removeprefix(live.url))
+
+    # 5. The battlecard the analysis wrote, and one item's evidence, one click away.
+    battlecards = page.locator("#battlecards a[href^='/battlecards/']")
+    wait_until(page, lambda: battlecards.count() > 0, "the battlecard")
+    with page.expect_navigation():
+        battlecards.first.click()
+    card_url = page.url
+    wait_until(page, lambda: "GENERATING" not in page.locator("main").inner_text(), "the card")
+    evidence = page.locator("details.bc-evidence").first
+    evidence.locator("summary").click()
+    quote_link = evidence.locator("a[href*='#:~:text=']").first
+    assert quote_link.is_visible()
+    assert quote_link.get_attribute("href").startswith(globex_site.url("/"))
+    shot(tab, "walkthrough-battlecard")
+
+    # 6. Print: the print stylesheet; a PDF of one or two pages.
+    page.emulate_media(media="print")
+    assert not page.locator("header.top").is_visible()
+    pdf = page.pdf(format="A4")
+    page.emulate_media(media="screen")
+    from pypdf import PdfReader
+
+    pages = len(PdfReader(io.BytesIO(pdf)).pages)
+    assert 1 <= pages <= 2, pages
+    (tmp_path / "battlecard.pdf").write_bytes(pdf)
+
+    # 7. The matrix: categories x competitors, statuses in words and colour.
+    with page.expect_navigation():
+        page.locator("header").get_by_role("link", name="Matrix").click()
+    matrix = page.locator("main").inner_text()
+    assert competitor in matrix
+    assert any(s in matrix for s in ("SUPERIOR", "MATCH", "INFERIOR", "UNKNOWN"))
+    shot(tab, "walkthrough-matrix")
+
+    # 8. The graph: drawn, and a click on the competitor shows its neighbours.
+    with page.expect_navigation():
+        page.locator("header").get_by_role("link", name="Graph").click()
+    page.locator("#graph-view").wait_for(state="visible")
+    page.get_by_label("Find a node").fill(competitor)
+    page.locator("#graph-find").get_by_role("button", name="Go").click()
+    panel = page.locator("#graph-panel")
+    assert panel.locator("h2").inner_text() == competitor
+    assert panel.locator("ul.neighbours li").count() >= 1
+    shot(tab, "walkthrough-graph")
+
+    assert tab.errors == [] and tab.dialogs == [], (tab.errors, tab.dialogs)
+    assert competitor_url.startswith(live.url) and card_url.startswith(live.url)
