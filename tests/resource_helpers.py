@@ -43,3 +43,16 @@ def error(response, status, code):
     body = response.get_json()["error"]
     assert body["code"] == code, body
     return body
+
+
+def tool(api, name, args):
+    """A tool's result, called through tools/call as MCP clients do (must not be an error)."""
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "tools/call",
+        "params": {"name": name, "arguments": args},
+    }
+    result = ok(api.post("/mcp", json=body))["result"]
+    assert result["isError"] is False, result
+    return result["structuredContent"]

@@ -16,7 +16,7 @@ from ci_service.services import battlecard_content, battlecards, matrix
 from ci_service.store.analysis import MatrixCell
 from ci_service.store.db import connection
 from tests.analysis_support import seed_rival
-from tests.resource_helpers import make_competitor, make_product, make_solution, ok
+from tests.resource_helpers import make_competitor, make_product, make_solution, ok, tool
 
 pytest_plugins = ["tests.jobs_fixtures"]
 
@@ -25,19 +25,6 @@ def build(api, *competitor_ids):
     with connection():
         for competitor_id in competitor_ids:
             matrix.build_matrix(api.workspace_id, competitor_id)
-
-
-def tool(api, name, args):
-    """The tool's result, called through tools/call (as MCP clients do)."""
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": args},
-    }
-    result = ok(api.post("/mcp", json=body))["result"]
-    assert result["isError"] is False, result
-    return result["structuredContent"]
 
 
 def assert_cells_agree(body):

@@ -6,21 +6,9 @@ from __future__ import annotations
 import html
 
 from tests.analysis_support import seed_rival
-from tests.resource_helpers import ok
+from tests.resource_helpers import ok, tool
 
 pytest_plugins = ["tests.jobs_fixtures"]
-
-
-def tool(api, name, args):
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": name, "arguments": args},
-    }
-    result = ok(api.post("/mcp", json=body))["result"]
-    assert result["isError"] is False, result
-    return result["structuredContent"]
 
 
 def page_text(web, path: str) -> str:

@@ -21,7 +21,6 @@ import functools
 import hmac
 import secrets
 from typing import Any
-from urllib.parse import urlsplit
 
 from flask import (
     Blueprint,
@@ -139,12 +138,9 @@ def can(access: Access) -> bool:
 
 def safe_url(url: Any) -> str:
     """``url`` when it is an absolute http(s) address, else "#"."""
-    text = str(url or "").strip()
-    try:
-        scheme = urlsplit(text).scheme.lower()
-    except ValueError:
-        return "#"
-    return text if scheme in ("http", "https") else "#"
+    from ci_service.services.battlecard_export import http_url
+
+    return http_url(url) or "#"
 
 
 def safe_next(target: Any) -> str:
