@@ -27,13 +27,15 @@ import hashlib
 import math
 import threading
 from collections import OrderedDict, deque
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import networkx as nx
 import numpy as np
 
 from ci_service.services import graph
 from ci_service.store.graph import GraphNode
+
+if TYPE_CHECKING:  # networkx is imported when a layout is computed, not at start-up
+    import networkx as nx
 
 SEED = 7
 SIZE = 1000.0
@@ -67,6 +69,8 @@ def _skeleton(g: nx.Graph) -> list[str]:
     """Nodes laid out by the force-directed pass: the best connected nodes of the 2-core
     that stay in a 2-core among themselves (a node hanging by one edge would be flung to
     the edge of the drawing), plus one root per component none of them reaches."""
+    import networkx as nx
+
     try:
         core = set(nx.k_core(g, 2))
     except nx.NetworkXError:
@@ -105,6 +109,8 @@ def compute_positions(
     node_ids: list[str], edges: list[tuple[str, str]]
 ) -> dict[str, tuple[float, float]]:
     """node id -> (x, y) in [0, SIZE]; deterministic for the same input."""
+    import networkx as nx
+
     g = nx.Graph()
     for n, node_id in enumerate(node_ids):
         g.add_node(node_id, order=n)
@@ -120,6 +126,8 @@ def compute_positions(
 
 def _component(g: nx.Graph) -> dict[str, tuple[float, float]]:
     """One connected component, scaled to a square of side sqrt(nodes)."""
+    import networkx as nx
+
     nodes = sorted(g.nodes, key=lambda n: _order(g, n))
     if len(nodes) == 1:
         return {nodes[0]: (0.5, 0.5)}
@@ -156,6 +164,8 @@ def _pack(parts: list[dict[str, tuple[float, float]]]) -> dict[str, tuple[float,
 
 
 def _large(g: nx.Graph) -> dict[str, tuple[float, float]]:
+    import networkx as nx
+
     skeleton = _skeleton(g)
     raw = nx.spring_layout(g.subgraph(skeleton), seed=SEED, iterations=SPRING_ITERATIONS)
     pos: dict[str, tuple[float, float]] = {n: (float(p[0]), float(p[1])) for n, p in raw.items()}
