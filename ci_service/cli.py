@@ -576,9 +576,11 @@ if __name__ == "__main__":  # pragma: no cover
 
 
 def _add_command_groups() -> None:
+    from ci_service.cli_alerts import alerts
     from ci_service.cli_users import users
 
     cli.add_command(users)
+    cli.add_command(alerts)
 
 
 _add_command_groups()

@@ -38,6 +38,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("crawl_delay_seconds", 1.0, "Least seconds between two requests to one host"),
     Setting("fetch_deadline_seconds", 60.0, "Wall-clock limit of one fetch, retries included"),
     Setting("fetch_max_bytes", 10 * MIB, "Largest fetched body, in bytes, after decompression"),
+    # Change alerts (services/delivery*): links in messages, and the limits of one send.
+    Setting("public_url", "http://127.0.0.1:8000", "The web app's address, for links in alerts"),
+    Setting("delivery_timeout_seconds", 10.0, "Wall-clock limit of one webhook or chat send"),
+    Setting("delivery_max_answer_bytes", 64 * 1024, "Most bytes of a receiver's answer read"),
+    Setting("delivery_pause_after_days", 3.0, "Days of failing sends before a subscription pauses"),
 )
 
 _TRUE = {"1", "true", "yes", "on"}

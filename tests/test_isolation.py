@@ -43,6 +43,8 @@ QUERY_OTHER = {
     "includeEvidence": None,
     "excludeEmbeddings": None,
     "format": None,
+    "since": None,
+    "importance": None,
     "q": "Bravo",
 }
 # Tool argument -> how to fill it with B's ids (or a plain value for non-id arguments).
@@ -63,6 +65,9 @@ TOOL_ARGS = {
     "includeOurOffering": lambda b: True,
     "limit": lambda b: 10,
     "mode": lambda b: "DEFENSE",
+    "type": lambda b: "deal.recorded",
+    "since": lambda b: "2000-01-01T00:00:00Z",
+    "importance": lambda b: "low",
 }
 
 PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
@@ -138,6 +143,7 @@ def snapshot(api):
         "/api/battlecards",
         "/api/jobs",
         "/api/knowledge-graph",
+        "/api/subscriptions",
     ]
     state = {path: ok(api.get(path)) for path in paths}
     keys = ok(api.get("/api/api-keys"))["apiKeys"]
@@ -259,6 +265,12 @@ REFERENCE_WRITES = {
         "competitorId": b.first("competitor"),
     },
     ("POST", "/api/offerings/enrich"): lambda b: {"offeringIds": [b.first("offering")]},
+    ("POST", "/api/subscriptions"): lambda b: {
+        "name": "X",
+        "channel": "webhook",
+        "target": "https://x.example/hook",
+        "competitorIds": [b.first("competitor")],
+    },
 }
 # Writes without an id in the path that name no other record (a valid body).
 PLAIN_WRITES = {
@@ -275,6 +287,7 @@ REFERENCE_UPDATES = [
     ("PUT", "/api/solutions/{solution}", {"productIds": ["@product"]}),
     ("PATCH", "/api/offerings/{offering}", {"childOfferingIds": ["@offering"]}),
     ("POST", "/api/battlecards/{competitor}/generate", {"productId": "@product", "mode": "ATTACK"}),
+    ("PATCH", "/api/subscriptions/{subscription}", {"competitorIds": ["@competitor"]}),
 ]
 
 
@@ -311,7 +324,7 @@ def test_routes_without_ids_show_and_take_only_own_data(app, world):
     assert ok(a.get("/api/search?q=Bravo")) == {"results": []}
     for method, template, body in REFERENCE_UPDATES:
         path = template
-        for kind in ("competitor", "deal", "solution", "offering", "product"):
+        for kind in ("competitor", "deal", "solution", "offering", "product", "subscription"):
             path = path.replace("{" + kind + "}", mine.first(kind))
         body = {
             k: [other.first(v[0][1:])] if isinstance(v, list) else _ref(v, other)
@@ -331,7 +344,7 @@ def test_every_tool_with_foreign_ids_shows_nothing(app, world):
     a, mine, b, other = world
     before = snapshot(b)
     tools = list_tools()
-    assert len(tools) == 14
+    assert len(tools) == 15  # the spec's 14 and list_events
     for tool in tools:
         properties = tool.input_schema.get("properties", {})
         unknown = set(properties) - set(TOOL_ARGS)

@@ -22,6 +22,7 @@ PARAMS = {
     "product_id": "product",
     "key_id": "api_key",
     "user_id": "user",
+    "subscription_id": "subscription",
 }
 # Not workspace data: the static files and invite tokens (a token is its own secret).
 NOT_WALKED = {"pages.static", "pages.accept_invite"}
@@ -96,6 +97,7 @@ def test_every_page_with_another_workspaces_id_is_the_404_page(app, world):
         "/settings/products",
         "/settings/users",
         "/settings/keys",
+        "/settings/alerts",
     ],
 )
 def test_filters_never_show_another_workspaces_data(world, query):

@@ -55,7 +55,8 @@ def _docs(tag: str, what: str) -> list[TreeDocument]:
 def seed_workspace(api, tag: str, runner=None) -> Seeded:
     """Product, offering, organization, competitor (+ its offering), deal, solution, intel
     note and evidence, knowledge trees (offering, organization, competitor), battlecard,
-    jobs and an API key in ``api``'s workspace (needs PRO or higher; ENTERPRISE for keys).
+    jobs, an API key and a webhook subscription in ``api``'s workspace (needs PRO or
+    higher; ENTERPRISE for keys).
     ``runner`` (a thread-less JobRunner): run the queued jobs, so the battlecard is written.
     """
     seeded = Seeded()
@@ -154,6 +155,20 @@ def seed_workspace(api, tag: str, runner=None) -> Seeded:
     seeded.add("api_key", key["apiKey"]["id"])
     seeded.key = key["key"]
     names.append(f"{tag}Key")
+    subscription = ok(
+        api.post(
+            "/api/subscriptions",
+            json={
+                "name": f"{tag}Alerts",
+                "channel": "webhook",
+                "target": f"https://{tag.lower()}-hooks.example/ci",
+                "competitorIds": [competitor["id"]],
+                "scope": "workspace",
+            },
+        )
+    )["subscription"]
+    seeded.add("subscription", subscription["id"])
+    names.append(f"{tag}Alerts")
     return seeded
 
 
@@ -170,4 +185,5 @@ PATH_KINDS = {
     "key_id": ("api_key",),
     "battlecard_id": ("battlecard",),
     "tree_id": ("tree",),
+    "subscription_id": ("subscription",),
 }

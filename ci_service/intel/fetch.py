@@ -118,7 +118,9 @@ def _origin(url: httpx.URL) -> str:
     return f"{url.scheme}://{url.netloc.decode('ascii')}"
 
 
-def _retry_after(value: str | None) -> float | None:
+def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
+    """``Retry-After`` as seconds from now (delta-seconds or an HTTP date), None if absent
+    or unreadable (also used by webhook delivery)."""
     if not value:
         return None
     value = value.strip()
@@ -128,9 +130,9 @@ def _retry_after(value: str | None) -> float | None:
         when = parsedate_to_datetime(value)
     except (TypeError, ValueError, IndexError):
         return None
-    if when.tzinfo is None:
+    if when is None or when.tzinfo is None:
         return None
-    return max(0.0, when.timestamp() - time.time())
+    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 class Fetcher:
@@ -334,7 +336,7 @@ class Fetcher:
                 if status not in self.policy.retry_statuses or attempt > self.policy.retries:
                     return status, headers, body, attempt
                 retry_wait = self._backoff(attempt)
-                asked = _retry_after(headers.get("retry-after"))
+                asked = retry_after_seconds(headers.get("retry-after"))
                 if asked is not None:
                     if asked > self.policy.max_retry_after:
                         return status, headers, body, attempt

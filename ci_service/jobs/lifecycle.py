@@ -3,6 +3,8 @@
 The storage verbs (``ci_service.store.jobs``) only change the job row; these functions run
 the job type's hooks (e.g. the competitor's status) in the same transaction, and only when
 the job's own change happened, so a job that was cancelled meanwhile changes nothing.
+A failed job (not a cancelled one) is a ``job.failed`` event, written in the transaction
+that fails it.
 """
 
 from __future__ import annotations
@@ -60,7 +62,15 @@ def fail(
             return False
         for hook in hooks_of(job):
             hook.on_failure(job, now)
+        _failed_event(job, error)
     return True
+
+
+def _failed_event(job: Job, error: str) -> None:
+    """The ``job.failed`` event, in the transaction that writes the failed status."""
+    from ci_service.services import change_events
+
+    change_events.job_failed(job, error)
 
 
 def cancel(job_id: str, now: datetime | None = None) -> bool:
@@ -83,4 +93,5 @@ def recover_orphans(now: datetime | None = None) -> list[Job]:
         for job in orphans:
             for hook in hooks_of(job):
                 hook.on_failure(job, now)
+            _failed_event(job, store.INTERRUPTED_ERROR)
     return orphans

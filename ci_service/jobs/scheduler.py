@@ -11,6 +11,11 @@ brings it forward).
   active collect job is skipped.
 - Each workspace with an organization gets a ``refresh-organization-news`` job when no
   organization refresh job has been created for it in the last day.
+- Every ``DELIVERY_SCAN_SECONDS`` (and at start) each workspace with due pending deliveries
+  gets a ``deliver-notifications`` job unless one is queued or running: retries, and
+  deliveries whose job was interrupted by a crash (``services/delivery.py``).
+- Every ``DIGEST_SCAN_MINUTES`` (and at start) the daily and weekly digests of the last
+  complete period are made (``services/delivery_digest.py``).
 """
 
 from __future__ import annotations
@@ -33,6 +38,10 @@ log = logging.getLogger("ci_service.scheduler")
 SCAN_MINUTES = 15
 NEWS_PERIOD = timedelta(days=1)
 SCAN_JOB_ID = "refresh-scan"
+DELIVERY_SCAN_SECONDS = 30
+DELIVERY_SCAN_JOB_ID = "delivery-scan"
+DIGEST_SCAN_MINUTES = 60
+DIGEST_SCAN_JOB_ID = "digest-scan"
 
 
 def _latest_created(types: tuple[str, ...], key) -> dict[str, datetime]:
@@ -133,6 +142,30 @@ def scan(now: datetime | None = None) -> list[Job]:
     return queued
 
 
+def delivery_scan(now: datetime | None = None) -> list[Job]:
+    """Queue the delivery job of every workspace with due deliveries (logged, never raises)."""
+    from ci_service.services.delivery import wake
+
+    with connection():
+        try:
+            return wake(now)
+        except Exception:
+            log.exception("scheduled delivery scan failed")
+            return []
+
+
+def digest_scan(now: datetime | None = None) -> int:
+    """Make the due digests; returns how many were made (logged, never raises)."""
+    from ci_service.services.delivery_digest import enqueue_due_digests
+
+    with connection():
+        try:
+            return len(enqueue_due_digests(now))
+        except Exception:
+            log.exception("scheduled digest scan failed")
+            return 0
+
+
 class Scheduler:
     """APScheduler in a background thread, running ``scan`` at start and periodically."""
 
@@ -162,6 +195,22 @@ class Scheduler:
                 "interval",
                 minutes=self.minutes,
                 id=SCAN_JOB_ID,
+                next_run_time=datetime.now(UTC),
+                replace_existing=True,
+            )
+            self._scheduler.add_job(
+                delivery_scan,
+                "interval",
+                seconds=DELIVERY_SCAN_SECONDS,
+                id=DELIVERY_SCAN_JOB_ID,
+                next_run_time=datetime.now(UTC),
+                replace_existing=True,
+            )
+            self._scheduler.add_job(
+                digest_scan,
+                "interval",
+                minutes=DIGEST_SCAN_MINUTES,
+                id=DIGEST_SCAN_JOB_ID,
                 next_run_time=datetime.now(UTC),
                 replace_existing=True,
             )

@@ -7,6 +7,7 @@ from ci_service.mcp.tools import InvalidArguments, tool
 from ci_service.services import (
     battlecards,
     competitors,
+    events,
     intel,
     jobs,
     matrix,
@@ -274,3 +275,29 @@ def get_solution_matrix(context, args):
         competitor_ids=args.get("competitorIds"),
         solution_ids=args.get("solutionIds"),
     )
+
+
+@tool(
+    "list_events",
+    "What changed, newest first: price changes, new or removed products, news, new people, "
+    "changed pages, updated battlecards, recorded deals and failed jobs. Filters: type, "
+    "competitorId, since (ISO 8601), importance (minimum: low, normal, high), limit.",
+    properties={
+        "type": {"type": "string", "enum": list(events.EVENT_TYPES)},
+        "competitorId": ID,
+        "since": {"type": "string", "minLength": 1},
+        "importance": {"type": "string", "enum": ["low", "normal", "high"]},
+        "limit": {"type": "integer", "minimum": 1, "maximum": events.LIST_CAP},
+    },
+    result_key="events",
+)
+def list_events(context, args):
+    rows = events.list_events(
+        context.workspace_id,
+        event_type=args.get("type"),
+        competitor_id=args.get("competitorId"),
+        since=args.get("since"),
+        importance=args.get("importance"),
+        limit=args.get("limit"),
+    )
+    return [events.event_to_dict(row) for row in rows]

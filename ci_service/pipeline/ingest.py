@@ -9,6 +9,11 @@ The graph gets a DOCUMENT node per page and file, a MARKET_EVENT per news item, 
 nodes for people named on about/team/leadership pages and TOPIC nodes (with RELATED_TO)
 for recurring topics, all linked to the owner; every write there is an upsert, so a
 re-collection duplicates nothing. One transaction per source.
+
+Events (``services.change_events``, in the transaction of the write): for a competitor, a
+new NEWS item is ``competitor.news``, a meaningfully changed page or document section
+``competitor.page_changed`` and a newly created PERSON node ``competitor.person_added``;
+news and people are not announced during the competitor's first collect.
 """
 
 from __future__ import annotations
@@ -66,10 +71,16 @@ class Target:
 
 def _record(target: Target, stats: IngestStats, **fields: Any) -> None:
     from ci_service.errors import ValidationFailed
+    from ci_service.services import change_events
     from ci_service.services.intel import record_evidence
+    from ci_service.store.db import transaction
 
     try:
-        stats.add(record_evidence(target.workspace_id, **target.record_kwargs, **fields))
+        with transaction():  # the item and its event (news, page changed) commit together
+            result = record_evidence(target.workspace_id, **target.record_kwargs, **fields)
+            if target.kind == "competitor":
+                change_events.evidence_recorded(target.workspace_id, target.id, result)
+        stats.add(result)
     except ValidationFailed as exc:  # e.g. empty content: nothing to keep from this source
         log.info("evidence from %s not stored: %s", fields.get("url"), exc)
 
@@ -232,12 +243,28 @@ def link_people(target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap) -
     resolve to stored evidence is dropped; one from JSON-LD or humans.txt is kept without
     evidence."""
     from ci_service.pipeline.people import snapshot_people
-    from ci_service.services import intel_graph
+    from ci_service.services import change_events, intel_graph
     from ci_service.store.db import transaction
+    from ci_service.store.graph import GraphNode
 
     owner = intel_graph.Owner(target.kind, target.id)
     linked = 0
     with transaction():
+        # A PERSON node created now (not one brought up to date) is a person_added event,
+        # except during the competitor's first collect, when everyone is new.
+        known = None
+        if target.kind == "competitor" and not change_events.first_collect(
+            target.workspace_id, target.id
+        ):
+            known = {
+                node.id
+                for node in GraphNode.select(GraphNode.id).where(
+                    GraphNode.workspace == target.workspace_id,
+                    GraphNode.label == "PERSON",
+                    GraphNode.ref_type == target.kind,
+                    GraphNode.ref_id == target.id,
+                )
+            }
         for person in snapshot_people(snapshot):
             cited = evidence.resolve(person.cite)
             if cited is None and person.source == "page":
@@ -245,9 +272,18 @@ def link_people(target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap) -
             properties: dict[str, Any] = {"title": person.title, "founder": person.founder}
             if cited:
                 properties.update(evidenceIds=[cited["evidenceId"]], quotes=[cited])
-            intel_graph.link_person(
+            node = intel_graph.link_person(
                 target.workspace_id, owner, person.name, person.title, properties
             )
+            if known is not None and node.id not in known:
+                known.add(node.id)
+                change_events.person_added(
+                    target.workspace_id,
+                    target.id,
+                    " ".join(person.name.split()),
+                    person.title,
+                    [cited["evidenceId"]] if cited else [],
+                )
             linked += 1
     return linked
 

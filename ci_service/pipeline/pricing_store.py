@@ -9,6 +9,8 @@ A change record, newest first in the offering's ``pricingChanges`` (at most 100)
 
 ``old`` is null for ``plan_added`` and ``new`` for ``plan_removed``; ``evidenceIds`` are the
 new plan's evidence (for a removal: the pricing page as read now, which no longer lists it).
+Each change record is also a ``competitor.price_changed`` event (``services.change_events``),
+written in the same transaction.
 """
 
 from __future__ import annotations
@@ -138,6 +140,7 @@ def save_pricing(
 ) -> dict[str, int]:
     """Store ``plans`` (``pricing.PlanDraft``) on the competitor's offerings and record the
     price changes since the last collection; returns counts."""
+    from ci_service.services import change_events
     from ci_service.services.competitors import get_competitor
     from ci_service.services.offerings import create_offering
     from ci_service.store.db import transaction
@@ -204,5 +207,9 @@ def save_pricing(
                 row.pricing_changes = (mine + list(row.pricing_changes or []))[:MAX_CHANGES]
             row.updated_at = utcnow()
             row.save()
+        # Each change record is an event, in the transaction that stores it.
+        by_id = {row.id: row for row in rows}
+        for owner, entry in changes:
+            change_events.price_changed(workspace_id, competitor_id, by_id.get(owner), entry)
     counts["plans"], counts["changes"] = len(new), len(changes)
     return counts

@@ -3,7 +3,9 @@
 A draft matches an existing offering of the competitor by name (case-insensitive): a
 match is updated (its features keep their ids, a known feature takes the newest
 evidence), anything else is created; one transaction each, the graph kept in step, and
-the competitor's ``products``/``categories`` lists follow its offerings.
+the competitor's ``products``/``categories`` lists follow its offerings. A product created
+after the competitor's first collect is a ``competitor.product_added`` event, written with
+it (during the first collect everything is new, so nothing is announced).
 
 With an :class:`~ci_service.pipeline.evidence.EvidenceMap`, each feature's ``"cite"``
 becomes ``evidenceIds`` and ``quotes`` (the resolved sentence with its ``#:~:text=``
@@ -105,8 +107,12 @@ def save_products(
     With ``evidence``, features keep the evidence their cite resolves to (others are
     dropped) and a product with no resolving cite and no cited feature is skipped."""
     from ci_service.pipeline.capabilities import align, own_capability_ids
+    from ci_service.services import change_events
     from ci_service.services.offerings import create_offering
+    from ci_service.store.db import transaction
 
+    # During the competitor's first collect everything is new: no product_added events.
+    announce = not change_events.first_collect(workspace_id, competitor_id)
     own_categories = own_capability_ids(workspace_id, "categories")
     existing = {
         taxonomy.normalize(o.name): o for o in competitor_offerings(workspace_id, competitor_id)
@@ -119,19 +125,22 @@ def save_products(
         categories = align(draft.categories, own_categories)
         row = existing.get(taxonomy.normalize(draft.name))
         if row is None:
-            row = create_offering(
-                workspace_id,
-                {
-                    "name": draft.name,
-                    "description": draft.description,
-                    "audience": "",
-                    "valueProps": draft.value_props,
-                    "features": features,
-                    "categories": categories,
-                },
-                competitor_id=competitor_id,
-                view="product",
-            )
+            with transaction():
+                row = create_offering(
+                    workspace_id,
+                    {
+                        "name": draft.name,
+                        "description": draft.description,
+                        "audience": "",
+                        "valueProps": draft.value_props,
+                        "features": features,
+                        "categories": categories,
+                    },
+                    competitor_id=competitor_id,
+                    view="product",
+                )
+                if announce:
+                    change_events.product_added(workspace_id, competitor_id, row)
             existing[taxonomy.normalize(draft.name)] = row
             rows.append(row)
             continue

@@ -10,7 +10,9 @@ until none is left, and its completion hook (in the transaction that completes t
 finishes any card requested after the step's last look. Regenerating replaces the card's
 content and mode, then re-applies its hand edits (``services/battlecard_edits.py``); cards
 never pile up. A failed or cancelled job marks its pending cards FAILED and leaves their
-previous content in place.
+previous content in place. Regenerating a card that had generated content into different
+content is a ``battlecard.updated`` event (in the regenerating transaction); a card's
+first content is not.
 
 Mode shown: while a card is GENERATING its ``mode`` is the requested one (the answer to
 generate, and every read until the job ends, show the card as it is being generated, its
@@ -22,6 +24,7 @@ mode (a pending request's, else the written one), ATTACK for a new card.
 
 from __future__ import annotations
 
+import json
 from datetime import datetime
 from typing import Any
 
@@ -130,6 +133,9 @@ def regenerate(card: Battlecard, mode: str | None = None) -> Battlecard:
         card.workspace_id, competitor, product, mode, offerings, intel
     )
     content, card.edits = battlecard_edits.reapply(content, card.edits or [])
+    # battlecard.updated: a card that had generated content and now has other content.
+    before = (card.content or {}) if card.generated_at is not None else None
+    before_ids = set(card.evidence_ids or [])
     now = utcnow()
     card.mode = mode
     card.requested_mode = None
@@ -141,7 +147,17 @@ def regenerate(card: Battlecard, mode: str | None = None) -> Battlecard:
     card.generated_at = now
     card.updated_at = now
     card.save()
+    if before is not None and _canonical(content) != _canonical(before):
+        from ci_service.services import change_events
+
+        new_ids = [i for i in card.evidence_ids or [] if i not in before_ids]
+        change_events.battlecard_updated(card, product.name, new_ids)
     return card
+
+
+def _canonical(content: Any) -> str:
+    """The content as stored (JSON), so tuples and lists compare equal."""
+    return json.dumps(content, sort_keys=True, default=str)
 
 
 def _pending(workspace_id: str, competitor_id: str) -> list[Battlecard]:

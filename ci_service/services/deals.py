@@ -1,4 +1,6 @@
-"""Win/loss deals: a LOST deal names the competitor it was lost to, a WON deal none."""
+"""Win/loss deals: a LOST deal names the competitor it was lost to, a WON deal none.
+
+Recording a deal is a ``deal.recorded`` event, written in the same transaction."""
 
 from __future__ import annotations
 
@@ -8,7 +10,7 @@ import marshmallow as ma
 from marshmallow.validate import Length
 
 from ci_service.errors import NotFound
-from ci_service.services import cleanup, graph_sync
+from ci_service.services import change_events, cleanup, graph_sync
 from ci_service.services.fields import (
     ITEM_ID,
     NAME,
@@ -94,6 +96,7 @@ def create_deal(workspace_id: str, data: dict[str, Any], *, user_id: str | None 
                 setattr(row, attr, values[key])
         row.save(force_insert=True)
         graph_sync.sync_deal(row)
+        change_events.deal_recorded(row)
     return row
 
 

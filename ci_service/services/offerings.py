@@ -3,6 +3,8 @@
 A product is one of the workspace's own offerings (``competitor`` null); its id is valid
 wherever an offering id is. ``/api/offerings`` also shows competitors' offerings. The
 offering view's ``capabilityIds`` are the ids of the record's capability objects.
+Deleting a competitor's offering is a ``competitor.product_removed`` event (same
+transaction); the offerings that go with a deleted competitor are not.
 """
 
 from __future__ import annotations
@@ -253,6 +255,10 @@ def delete_offering(workspace_id: str, offering_id: str, *, own_only: bool = Fal
     with transaction():
         row = get_offering(workspace_id, offering_id, own_only=own_only)
         _delete_rows(workspace_id, [row.id])
+        if row.competitor_id is not None:
+            from ci_service.services import change_events
+
+            change_events.product_removed(workspace_id, row)
 
 
 def _delete_rows(workspace_id: str, offering_ids: list[str]) -> None:

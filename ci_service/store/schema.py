@@ -70,3 +70,17 @@ def create_people(db):
 def add_battlecard_edits(db):
     # A new field, not the model's: later model changes must not change this migration.
     add_column_if_missing(db, "battlecard", "edits", JSONField(default=list))
+
+
+@migration("0011_events")
+def create_events(db):
+    from ci_service.store.events import Event
+
+    db.create_tables([Event])
+
+
+@migration("0012_alerts")
+def create_alerts(db):
+    from ci_service.store.alerts import ALERT_MODELS
+
+    db.create_tables(ALERT_MODELS)

@@ -36,6 +36,7 @@ VIEW_MODULES = (
     "graph",
     "deals",
     "settings",
+    "alerts",
 )
 
 

@@ -4,6 +4,7 @@ from ci_service.web.routes.api_keys import blp as api_keys_blp
 from ci_service.web.routes.battlecards import blp as battlecards_blp
 from ci_service.web.routes.competitors import blp as competitors_blp
 from ci_service.web.routes.deals import blp as deals_blp
+from ci_service.web.routes.events import blp as events_blp
 from ci_service.web.routes.health import blp as health_blp
 from ci_service.web.routes.intel import blp as intel_blp
 from ci_service.web.routes.jobs import blp as jobs_blp
@@ -16,6 +17,7 @@ from ci_service.web.routes.organizations import blp as organizations_blp
 from ci_service.web.routes.products import blp as products_blp
 from ci_service.web.routes.search import blp as search_blp
 from ci_service.web.routes.solutions import blp as solutions_blp
+from ci_service.web.routes.subscriptions import blp as subscriptions_blp
 from ci_service.web.routes.trees import blp as trees_blp
 
 BLUEPRINTS = [
@@ -36,4 +38,6 @@ BLUEPRINTS = [
     matrix_blp,
     battlecards_blp,
     search_blp,
+    events_blp,
+    subscriptions_blp,
 ]

@@ -1,0 +1,142 @@
+"""Is a page change worth telling anyone about? (the ``competitor.page_changed`` rule)
+
+A changed page comes with the passages only the new text has (``added``) and those only
+the old one had (``removed``). Pages change all the time without saying anything new: a
+"last updated" date, a clock, a visitor counter ("1,234 users", "3 days ago"), a copyright
+year or a tracking parameter in a link. So each passage is normalised before comparing:
+
+- dates in the usual forms become one token: ISO (``2026-03-03``, with a time),
+  numeric (``03/03/2026``, ``3.3.2026``), written (``March 3, 2026``, ``3 Mar 2026``,
+  ``Mar 3``, ``March 2026``), and weekday names;
+- times (``09:00``, ``9:30 pm``, ``09:00:00 GMT``) and relative times (``3 days ago``,
+  ``yesterday``, ``just now``) become the same token, and a run of them ("March 3, 2026
+  at 9:30 am") one token;
+- numbers (``1,234``, ``12.5k``, ``500+``) become one token, except money (a currency
+  symbol or code next to it), percentages and sizes (``10 GB``), which are terms a
+  customer cares about;
+- a URL loses its query string and fragment (tracking parameters, session ids);
+- case, punctuation and whitespace are ignored;
+- a passage that is boilerplate (copyright, "all rights reserved", cookie notices) or has
+  no word left once those tokens and punctuation are gone counts for nothing.
+
+The change is meaningful when some normalised added passage is not among the normalised
+removed ones, or the other way round. :func:`meaningful_passages` returns the original
+passages that make it so (for the event's ``added``/``removed``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+MONTHS = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+WEEKDAYS = r"(?:mon|tue|tues|wed|thu|thur|thurs|fri|sat|sun)(?:day|nesday|sday|urday)?\.?"
+CURRENCY = r"(?:[$€£¥₹]|\b(?:usd|eur|gbp|chf|cad|aud|jpy|inr|sek|nok|dkk)\b)"
+UNITS = r"(?:%|\s?(?:kb|mb|gb|tb|pb|ghz|mhz)\b)"
+NUMBER = r"\d[\d,.']*\d|\d"
+
+_PATTERNS = [
+    # URLs: keep scheme, host and path only.
+    (re.compile(r"((?:https?://|www\.)[^\s?#]*)[?#]\S*"), r"\1"),
+    # ISO date-times and dates.
+    (
+        re.compile(
+            r"\b\d{4}-\d{1,2}-\d{1,2}(?:[t ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?"
+            r"(?:z|[+-]\d{2}:?\d{2})?)?\b"
+        ),
+        " ‹date› ",
+    ),
+    # Numeric dates: 03/03/2026, 3.3.26, 2026/03/03.
+    (re.compile(r"\b\d{1,4}[/.]\d{1,2}[/.]\d{1,4}\b"), " ‹date› "),
+    # Written dates: "March 3, 2026", "Mar 3rd", "3 March 2026", "March 2026".
+    (
+        re.compile(
+            rf"\b(?:{MONTHS}\s+\d{{1,2}}(?:st|nd|rd|th)?(?:,?\s+\d{{4}})?"
+            rf"|\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{MONTHS}(?:,?\s+\d{{4}})?"
+            rf"|{MONTHS}\s+\d{{4}})(?!\w)"
+        ),
+        " ‹date› ",
+    ),
+    (re.compile(rf"\b{WEEKDAYS}(?!\w)"), " ‹date› "),
+    # Times: 09:00, 9:30 pm, 09:00:00 GMT.
+    (
+        re.compile(
+            r"\b\d{1,2}:\d{2}(?::\d{2})?\s*(?:[ap]\.?m\.?)?(?:\s*(?:utc|gmt|[a-z]st|[a-z]dt))?"
+            r"(?!\w)|\b\d{1,2}\s*[ap]\.?m\.?(?!\w)"
+        ),
+        " ‹time› ",
+    ),
+    # Relative times.
+    (
+        re.compile(
+            r"\b(?:\d+|an?|one|a few)\s+(?:second|minute|min|hour|hr|day|week|month|year)s?"
+            r"\s+ago\b|\b(?:just now|yesterday|today|tomorrow)\b"
+        ),
+        " ‹time› ",
+    ),
+]
+_MONEY = re.compile(rf"{CURRENCY}\s?(?:{NUMBER})|(?:{NUMBER})\s?{CURRENCY}|(?:{NUMBER}){UNITS}")
+_COUNT = re.compile(rf"(?<![\w‹])(?:{NUMBER})(?:\s?[km]\b|\+)?")
+_BOILERPLATE = re.compile(
+    r"©|\(c\)\s*\d|\bcopyright\b|all rights reserved|\bcookies?\b.*\b(?:use|accept|consent)"
+    r"|skip to (?:main )?content|^\s*(?:loading|advertisement)\W*$"
+)
+_TOKEN = re.compile(r"‹\w+›")
+_WHEN_RUN = re.compile(r"‹when›(?:[\s,.@–-]*(?:at|on|from)?[\s,.@–-]*‹when›)+")
+_WORD = re.compile(r"[^\W\d_]{2,}")
+
+
+def normalize_passage(text: str) -> str:
+    """The passage with dates, times, counters, URL queries, case and spacing made equal;
+    "" for boilerplate or a passage with no word of its own."""
+    value = " ".join(str(text or "").split()).casefold()
+    if not value or _BOILERPLATE.search(value):
+        return ""
+    for pattern, repl in _PATTERNS:
+        value = pattern.sub(repl, value)
+    kept: list[str] = []
+
+    def keep(match: re.Match) -> str:  # money, percentages and sizes stay as written
+        kept.append(re.sub(r"\s+", "", match.group(0)))
+        return f" ‹kept{len(kept) - 1}› "
+
+    value = _MONEY.sub(keep, value)
+    value = _COUNT.sub(" ‹n› ", value)
+    # "March 3, 2026 at 9:30 am" and "2026-03-03 09:30" are one moment either way.
+    value = _WHEN_RUN.sub(" ‹when› ", value.replace("‹date›", "‹when›").replace("‹time›", "‹when›"))
+    if not _WORD.search(_TOKEN.sub(" ", value)) and not kept:
+        return ""
+    value = " ".join(re.sub(r"[^\w‹›]+", " ", value).split())  # punctuation says nothing
+    for number, text_kept in enumerate(kept):
+        value = value.replace(f"‹kept{number}›", text_kept)
+    return value
+
+
+def meaningful_passages(added: list[str], removed: list[str]) -> tuple[list[str], list[str]]:
+    """The added and removed passages whose normalised form the other side lacks."""
+    new = [(p, normalize_passage(p)) for p in added or [] if isinstance(p, str)]
+    old = [(p, normalize_passage(p)) for p in removed or [] if isinstance(p, str)]
+    new_counts = Counter(n for _p, n in new if n)
+    old_counts = Counter(n for _p, n in old if n)
+    only_new = new_counts - old_counts
+    only_old = old_counts - new_counts
+
+    def pick(items: list[tuple[str, str]], wanted: Counter) -> list[str]:
+        out = []
+        for passage, norm in items:
+            if norm and wanted[norm] > 0:
+                wanted[norm] -= 1
+                out.append(passage)
+        return out
+
+    return pick(new, only_new), pick(old, only_old)
+
+
+def meaningful_change(added: list[str], removed: list[str]) -> bool:
+    """True when the change says something beyond dates, times, counters, tracking
+    parameters, boilerplate, case and spacing."""
+    more, fewer = meaningful_passages(added, removed)
+    return bool(more or fewer)

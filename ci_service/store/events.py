@@ -1,0 +1,33 @@
+"""Events: what changed at a competitor (or in the workspace), stored when it happens.
+
+An event is written in the same transaction as the change it describes (see
+``services.events.emit``), so there is no change without its event and no event without its
+change. Events are history: deleting a competitor keeps its events (``competitor_id`` stays
+as written; the record link may then 404).
+"""
+
+from __future__ import annotations
+
+from peewee import CharField, ForeignKeyField, TextField
+
+from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
+from ci_service.store.identity import Workspace
+from ci_service.timeutil import utcnow
+
+IMPORTANCE = ("low", "normal", "high")  # low to high
+
+
+class Event(BaseModel):
+    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
+    type = CharField(max_length=60)
+    competitor_id = CharField(max_length=64, null=True, index=True)
+    title = CharField(max_length=500)
+    summary = TextField(default="")
+    importance = CharField(max_length=10, default="normal")
+    evidence_ids = JSONField(default=list)
+    link = CharField(max_length=500, null=True)
+    data = JSONField(default=dict)
+    created_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("workspace", "created_at"), False),)

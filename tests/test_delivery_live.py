@@ -1,0 +1,90 @@
+"""Crash safety of delivery: a real ``ci-service serve`` is SIGKILLed after an event is
+committed and while its webhook is in flight; after a restart the delivery happens.
+
+The event comes from an ordinary API action (recording a deal emits ``deal.recorded``); the
+receiver holds the first request open, so the kill lands between the commit and the
+recorded send. At restart the orphaned job is failed "Interrupted" and the scheduler's
+delivery scan queues a new one, which sends the still-pending delivery (same webhook-id:
+receivers deduplicate by it).
+"""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+from cryptography.fernet import Fernet
+
+from ci_service.services import apikeys
+from ci_service.services.secrets_box import encrypt
+from ci_service.services.workspaces import create_workspace
+from ci_service.store.alerts import Delivery, Subscription
+from ci_service.store.db import connection, open_database
+from ci_service.store.jobs import Job
+from tests.live import LiveServer, wait_for
+from tests.test_delivery import Receiver, new_secret
+
+
+def test_sigkill_between_event_and_delivery_then_restart_delivers(tmp_path, monkeypatch):
+    key = Fernet.generate_key().decode()
+    env = {"CI_SERVICE_ALLOW_PRIVATE_URLS": "1", "CI_SERVICE_SECRET_KEY": key}
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    database = str(tmp_path / "live.db")
+    secret = new_secret()
+    hold = threading.Event()
+    with Receiver(secret, hold=hold) as receiver:
+        open_database(database)
+        with connection():
+            workspace = create_workspace("alerts", "ENTERPRISE")
+            user = apikeys.ensure_user(workspace, None, "OWNER")
+            _, api_key = apikeys.create_key(user, name="live")
+            sub = Subscription.create(
+                workspace=workspace,
+                name="hook",
+                channel="webhook",
+                event_types=["deal.recorded"],
+                target_encrypted=encrypt(receiver.url + "/hook"),
+                secret_encrypted=encrypt(secret),
+            )
+        first = LiveServer(database, "--no-scheduler", "--job-workers", "1", env=env).start()
+        try:
+            answer = httpx.post(
+                first.url + "/api/deals",
+                headers={"X-API-Key": api_key},
+                json={
+                    "prospectCompanyName": "Globex",
+                    "outcome": "WON",
+                    "decisionDate": "2026-03-31",
+                    "arguments": ["faster onboarding"],
+                },
+                timeout=30,
+            )
+            assert answer.status_code == 200, answer.text
+            assert receiver.arrived.wait(30), "the webhook was never sent"
+            first.kill()  # the send is in flight: not recorded
+        finally:
+            first.kill()
+        hold.set()
+        with connection():
+            [row] = list(Delivery.select().where(Delivery.subscription == sub.id))
+        assert (row.status, row.attempts) == ("pending", 0)
+        assert receiver.requests[0]["id"] == row.message_id
+
+        with LiveServer(database, "--job-workers", "1", env=env):
+
+            def delivered():
+                with connection():
+                    return Delivery.get_by_id(row.id).status == "delivered"
+
+            wait_for(delivered, timeout=30)
+    with connection():
+        done = Delivery.get_by_id(row.id)
+        interrupted = list(
+            Job.select().where(Job.type == "deliver-notifications", Job.status == "failed")
+        )
+    assert (done.attempts, done.last_status) == (1, 200)
+    assert [j.current_step for j in interrupted] == ["Interrupted"]
+    assert {r["id"] for r in receiver.requests} == {row.message_id}
+    assert len(receiver.requests) == 2  # at least once: the cut-off send and the resend
+    assert all(r["verified"] for r in receiver.requests)
