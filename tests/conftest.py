@@ -142,6 +142,23 @@ def web(make_web):
     return make_web()
 
 
+@pytest.fixture
+def run(tmp_path):
+    """run(*args) -> click result: the ci-service CLI on a temporary database."""
+    from click.testing import CliRunner
+
+    from ci_service.cli import cli
+
+    database = str(tmp_path / "cli.db")
+
+    def invoke(*args):
+        result = CliRunner().invoke(cli, ["--database", database, *args])
+        assert "Traceback" not in result.output
+        return result
+
+    return invoke
+
+
 def pytest_collection_modifyitems(config, items):
     """Browser tests last: Playwright's sync API keeps an event loop running on the main
     thread for the browser session, and ``asyncio.run`` (the MCP SDK tests) refuses to start

@@ -133,6 +133,14 @@ class FixtureServer:
         handler.send(404, b"<h1>Not found</h1>")
 
 
+def serve_500s(server: FixtureServer) -> None:
+    """Make ``server`` a site where no page can be fetched: its home and sitemap answer 500
+    (robots.txt 404: crawling is allowed)."""
+    server.routes["/robots.txt"] = lambda h: h.send(404, b"", "text/plain")
+    server.routes["/"] = lambda h: h.send(500, b"<h1>oops</h1>")
+    server.routes["/sitemap.xml"] = lambda h: h.send(500, b"oops", "text/plain")
+
+
 def wait_until(condition: Callable[[], bool], timeout: float = 5.0) -> None:
     """Poll ``condition`` until true; fail after ``timeout`` seconds."""
     deadline = time.monotonic() + timeout

@@ -13,18 +13,6 @@ from ci_service.cli import cli
 KEY_RE = re.compile(r"^svc_live_[0-9a-f]{32}$")
 
 
-@pytest.fixture
-def run(tmp_path):
-    database = str(tmp_path / "cli.db")
-
-    def invoke(*args):
-        result = CliRunner().invoke(cli, ["--database", database, *args])
-        assert "Traceback" not in result.output
-        return result
-
-    return invoke
-
-
 def test_workspace_create_prints_id_last(run):
     result = run("workspaces", "create", "acme", "--plan", "ENTERPRISE")
     assert result.exit_code == 0, result.output

@@ -17,7 +17,7 @@ from ci_service.store.events import Event
 from ci_service.store.resources import Deal
 from ci_service.timeutil import iso, utcnow
 from tests.analysis_support import seed_rival
-from tests.intel_support import FixtureServer
+from tests.intel_support import FixtureServer, serve_500s
 from tests.pipeline_fixtures.support import add_competitor, job, run_jobs
 from tests.resource_helpers import error, make_competitor, make_product, ok, tool
 
@@ -180,9 +180,7 @@ def test_old_news_the_crawl_only_now_reaches_is_not_an_event(api, site):
 
 def test_a_failed_collect_is_a_job_failed_event(api, crawl_env):
     with FixtureServer() as server:
-        server.routes["/robots.txt"] = lambda h: h.send(404, b"", "text/plain")
-        server.routes["/"] = lambda h: h.send(500, b"<h1>oops</h1>")
-        server.routes["/sitemap.xml"] = lambda h: h.send(500, b"oops", "text/plain")
+        serve_500s(server)
         competitor_id, job_id = add_competitor(api, server.url("/"))
         run_jobs()
     failed = job(api, job_id)

@@ -10,7 +10,7 @@ import time
 from ci_service.pipeline import context
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import connection
-from tests.intel_support import FixtureServer
+from tests.intel_support import FixtureServer, serve_500s
 from tests.jobs_support import wait_for
 from tests.pipeline_fixtures.support import add_competitor, copy_site, job, run_jobs
 
@@ -69,9 +69,7 @@ def test_ssrf_guard_refuses_a_redirect_to_loopback(api, monkeypatch, crawl_env):
 
 def test_a_site_of_500s_fails_with_a_clear_error(api, crawl_env):
     with FixtureServer() as server:
-        server.routes["/robots.txt"] = lambda h: h.send(404, b"", "text/plain")
-        server.routes["/"] = lambda h: h.send(500, b"<h1>oops</h1>")
-        server.routes["/sitemap.xml"] = lambda h: h.send(500, b"oops", "text/plain")
+        serve_500s(server)
         competitor_id, job_id = add_competitor(api, server.url("/"))
         run_jobs()
         failed = job(api, job_id)

@@ -9,10 +9,8 @@ import sqlite3
 from datetime import timedelta
 
 import pytest
-from click.testing import CliRunner
 from standardwebhooks import Webhook
 
-from ci_service.cli import cli
 from ci_service.services import subscriptions as subs
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import connection
@@ -330,18 +328,6 @@ def test_another_workspaces_subscription_is_404(api, make_api):
 
 
 # -- CLI -------------------------------------------------------------------------------------
-
-
-@pytest.fixture
-def run(tmp_path):
-    database = str(tmp_path / "cli.db")
-
-    def invoke(*args):
-        result = CliRunner().invoke(cli, ["--database", database, *args])
-        assert "Traceback" not in result.output
-        return result
-
-    return invoke
 
 
 def test_cli_commands(run):

@@ -115,6 +115,14 @@ def strip_chrome(root: Any, extra_tags: Iterable[str] = ()) -> Any:
     return root
 
 
+def page_body(doc: Any) -> tuple[Any, int]:
+    """A parsed page's ``<body>`` (the document when it has none) and the length of its
+    text: what :func:`is_site_frame` weighs a header or footer against."""
+    body = doc.find("body")
+    root = body if body is not None else doc
+    return root, len(root.text_content())
+
+
 def is_site_frame(el: Any, body_size: int) -> bool:
     """The site's own ``<header>`` or ``<footer>`` (not an article's): chrome, unless broken
     markup left the page's content inside it (it holds the h1 or half the body's text)."""
@@ -245,6 +253,7 @@ __all__ = [
     "is_chrome_element",
     "is_chrome_line",
     "is_site_frame",
+    "page_body",
     "is_navigation_line",
     "repeated_lines",
     "section_text",

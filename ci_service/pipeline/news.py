@@ -41,7 +41,7 @@ from datetime import UTC, datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
-from ci_service.intel.boilerplate import is_site_frame
+from ci_service.intel.boilerplate import is_site_frame, page_body
 from ci_service.pipeline.site import NewsEntry, SitePage, SiteSnapshot
 from ci_service.timeutil import plausible_web_date
 
@@ -287,8 +287,7 @@ def _skipped(el: Any, body_size: int) -> bool:
 
 def _candidates(doc: Any, page: SitePage) -> dict[str, list[Any]]:
     """Entry candidate URL -> its anchors, in document order."""
-    body = doc.find("body") if doc.find("body") is not None else doc
-    body_size = len(body.text_content())
+    body, body_size = page_body(doc)
     # The elements themselves, not id()s: lxml proxies are recreated, so ids get reused.
     skipped = {
         anchor

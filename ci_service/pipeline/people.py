@@ -37,7 +37,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
-from ci_service.intel.boilerplate import is_chrome_element, is_site_frame, marks
+from ci_service.intel.boilerplate import is_chrome_element, is_site_frame, marks, page_body
 from ci_service.pipeline.evidence import Cite, sentence_at
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
@@ -290,10 +290,9 @@ def html_lines(html: str) -> list[str]:
             current.append(child.tail or "")
         edge()
 
-    body = doc.find("body")
-    body_size = len((body if body is not None else doc).text_content())
+    body, body_size = page_body(doc)
     try:
-        walk(body if body is not None else doc)
+        walk(body)
     except RecursionError:  # absurdly deep markup: keep what was read
         pass
     flush()

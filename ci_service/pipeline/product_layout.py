@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
-from ci_service.intel.boilerplate import is_chrome_element, is_site_frame, marks
+from ci_service.intel.boilerplate import is_chrome_element, is_site_frame, marks, page_body
 
 MENU_LABEL = re.compile(r"^(?:our\s+)?(products?|platforms?|solutions?|features?)$", re.IGNORECASE)
 _LABEL_TAGS = frozenset("a button span summary strong b p label h2 h3 h4 h5 h6 div".split())
@@ -210,10 +210,9 @@ def blocks(html: str, base: str) -> list[Block]:
                 walk(child)
             emit("text", None, child.tail or "")
 
-    body = doc.find("body")
-    body_size = len((body if body is not None else doc).text_content())
+    body, body_size = page_body(doc)
     try:
-        walk(body if body is not None else doc)
+        walk(body)
     except RecursionError:  # absurdly deep markup: keep what was read
         pass
     return out
