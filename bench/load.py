@@ -8,7 +8,9 @@ one keep-alive ``httpx.Client``.
   seconds; only requests that start after the warm-up count. String values of ``body``
   containing ``{n}`` get a counter unique within the run (so every POST is a new row).
   Result: requests, requests per second, status counts, errors (5xx, exceptions, bodies
-  mentioning "database is locked"), latency p50/p95.
+  mentioning "database is locked"), latency p50/p95. ``"urls": [...]`` instead of ``"url"``
+  spreads the requests round-robin over several servers (each client takes the next URL
+  for each request, starting at its own offset; one keep-alive connection per server).
 - ``{"mode": "latency", "targets": [{"name", "base", "headers"}], "requests": [{"label",
   "method", "path", "json"?}], "rounds", "warmup_rounds"}``: one client per target; each
   round sends every request to every target in turn (side by side, so both see the same
@@ -59,21 +61,24 @@ def throughput(spec: dict) -> dict:
     stop_at = measure_from + spec["duration"]
     body = spec.get("body")
     collect_ids = spec.get("collect_ids")
+    urls = spec.get("urls") or [spec["url"]]
 
-    def client() -> None:
+    def client(index: int) -> None:
         local_lat, local_status, local_err, local_ids = [], {}, [], []
+        turn = itertools.count(index)
         with httpx.Client(headers=spec.get("headers") or {}, timeout=30) as http:
             while True:
                 begun = time.perf_counter()
                 if begun >= stop_at:
                     break
                 counted = begun >= measure_from
+                url = urls[next(turn) % len(urls)]
                 try:
                     if body is None:
-                        response = http.request(spec["method"], spec["url"])
+                        response = http.request(spec["method"], url)
                     else:
                         response = http.request(
-                            spec["method"], spec["url"], json=_fill(body, next(counter))
+                            spec["method"], url, json=_fill(body, next(counter))
                         )
                 except httpx.HTTPError as exc:
                     if counted:
@@ -96,7 +101,7 @@ def throughput(spec: dict) -> dict:
             for code, n in local_status.items():
                 statuses[code] = statuses.get(code, 0) + n
 
-    threads = [threading.Thread(target=client) for _ in range(spec["clients"])]
+    threads = [threading.Thread(target=client, args=(i,)) for i in range(spec["clients"])]
     for t in threads:
         t.start()
     for t in threads:

@@ -117,7 +117,10 @@ class Server:
         self.stop()
 
 
-def serve(database: str, *, threads: int = 8, env: dict | None = None) -> Server:
+def serve(
+    database: str, *, threads: int = 8, env: dict | None = None, extra: tuple[str, ...] = ()
+) -> Server:
+    """``ci-service serve --no-scheduler`` (plus ``extra`` options, e.g. ``--no-jobs``)."""
     return Server(
         "ci-service serve",
         [
@@ -131,6 +134,7 @@ def serve(database: str, *, threads: int = 8, env: dict | None = None) -> Server
             "--threads",
             str(threads),
             "--no-scheduler",
+            *extra,
         ],  # fmt: skip
         env=env,
     )
@@ -145,14 +149,16 @@ def baseline(*, threads: int = 8, body_file=None, database=None, workspace=None)
     return Server("baseline app", args)
 
 
-def run_json(module: str, args: list[str], stdin: dict | None = None, timeout=3600) -> dict:
+def run_json(
+    module: str, args: list[str], stdin: dict | None = None, timeout=3600, env: dict | None = None
+) -> dict:
     """Run ``python -m module args`` in its own process; its stdout is one JSON value."""
     done = subprocess.run(
         [sys.executable, "-m", module, *args],
         input=json.dumps(stdin) if stdin is not None else None,
         capture_output=True,
         text=True,
-        env=child_env(),
+        env=child_env(env),
         cwd=ROOT,
         timeout=timeout,
     )
@@ -165,5 +171,5 @@ def load(spec: dict) -> dict:
     return run_json("bench.load", [], stdin=spec)
 
 
-def seed(database: str, spec: dict) -> dict:
-    return run_json("bench.seed", [database, json.dumps(spec)])
+def seed(database: str, spec: dict, env: dict | None = None) -> dict:
+    return run_json("bench.seed", [database, json.dumps(spec)], env=env)

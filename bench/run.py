@@ -14,6 +14,10 @@ Every figure is measured in the same run as its baseline, and reported as a rati
   network (every request the crawl made, replayed one by one on fresh connections);
 - serve's VmRSS after the largest seed and its searches vs the bare app's (which holds
   the same vector matrix); start to first 200 on /healthz vs the bare app's start.
+
+``--postgresql [URL]`` first runs the processes section of bench/scale.py (read and write
+throughput with one and three ``serve`` processes on PostgreSQL, beside SQLite's one) and
+prints it as a second table; ``--scale-out-only`` runs that section alone.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ import httpx
 
 from bench import procs
 from bench.load import percentile
+from bench.scale import DEFAULT_URL, render_scale_out, run_scale_out
 from bench.site import SiteServer, build_site
 
 SEARCH_QUERIES = [
@@ -86,7 +91,21 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="tiny sizes: a smoke run")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--keep", action="store_true", help="keep the temp directory")
+    parser.add_argument(
+        "--postgresql",
+        nargs="?",
+        const=DEFAULT_URL,
+        default=None,
+        metavar="URL",
+        help="add read/write throughput of 1 and 3 serve processes on a fresh PostgreSQL "
+        "database created on the server at URL (default %(const)s), beside SQLite",
+    )
+    parser.add_argument(
+        "--scale-out-only", action="store_true", help="with --postgresql: only that section"
+    )
     args = parser.parse_args(argv)
+    if args.scale_out_only and not args.postgresql:
+        parser.error("--scale-out-only needs --postgresql")
     if args.quick:
         for key, value in QUICK.items():
             setattr(args, key, value)
@@ -190,7 +209,7 @@ def render(report: Report, meta: dict) -> str:
                 "—" if met is None else ("yes" if met else "NO"),
             ]
         )
-    widths = [max(len(h), *(len(r[i]) for r in lines)) for i, h in enumerate(head)]
+    widths = [max([len(h), *(len(r[i]) for r in lines)]) for i, h in enumerate(head)]
     out = [
         f"machine: {meta['cpus']} CPUs ({meta['cpu']}), {meta['memory']} RAM, Linux "
         f"{meta['kernel']}, Python {meta['python']}, SQLite {meta['sqlite']}, "
@@ -202,7 +221,7 @@ def render(report: Report, meta: dict) -> str:
     ]
     for r in lines:
         out.append("| " + " | ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)) + " |")
-    return "\n".join(out)
+    return "\n".join(out if lines else out[:2])  # no rows: --scale-out-only
 
 
 # --- the measurements ---------------------------------------------------------------------
@@ -505,6 +524,10 @@ def run(args) -> tuple[Report, dict]:
     meta["workdir"] = str(work)
     starts, rss = [], None
     try:
+        if args.postgresql:
+            report.details["scaleOut"] = run_scale_out(args, work, log)
+        if args.scale_out_only:
+            return report, meta
         db = str(work / "bench.db")
         first = args.intel[0]
         log(f"seeding {args.competitors} competitors, {args.battlecards} battlecards, "
@@ -605,6 +628,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     meta["seconds"] = round(time.perf_counter() - started, 1)
     table = render(report, meta)
+    scale_out = report.details.get("scaleOut")
+    if scale_out is not None:
+        table += "\n\n" + render_scale_out(scale_out)
     if args.json:
         out = {"machine": meta, "rows": report.rows, "details": report.details, "table": table}
         print(json.dumps(out, indent=2, default=str))

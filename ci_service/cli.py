@@ -15,11 +15,12 @@ import signal
 import sys
 
 import click
+from peewee import OperationalError
 
 from ci_service import __version__
 from ci_service.errors import ServiceError
 from ci_service.settings import load_settings
-from ci_service.store.db import UnsupportedDatabase, open_database
+from ci_service.store.db import UnsupportedDatabase, is_postgres_url, open_database
 from ci_service.store.identity import PLANS, ROLES, SCOPES
 
 
@@ -111,9 +112,18 @@ def cli(ctx, database):
     help="Background job threads (default 2).",
 )
 @click.option("--no-scheduler", is_flag=True, help="Do not run periodic refreshes.")
+@click.option(
+    "--no-jobs",
+    is_flag=True,
+    help="Web only: run no jobs here (a `ci-service worker` runs them).",
+)
 @click.pass_obj
-def serve(state, host, port, threads, job_workers, no_scheduler):
+def serve(state, host, port, threads, job_workers, no_scheduler, no_jobs):
     """Serve the REST API, the tool server and the job runner in one process.
+
+    With --no-jobs the process serves requests only; jobs it queues are run by a
+    `ci-service worker` (the scheduler still runs here unless --no-scheduler: it only
+    queues jobs).
 
     Example: ci-service --database ./ci.db serve --port 8000
     """
@@ -122,20 +132,27 @@ def serve(state, host, port, threads, job_workers, no_scheduler):
     from ci_service.jobs.background import start_background, stop_background
     from ci_service.web.app import create_app, shutdown_app
 
+    if no_jobs and job_workers:
+        raise click.ClickException("--no-jobs runs no job threads: leave out --job-workers")
     overrides = {"database": state.database, "job_workers": job_workers}
     if no_scheduler:
         overrides["scheduler"] = False
     try:
         settings = load_settings(**overrides)
         app = create_app(settings, persistent_connections=True)
-    except UnsupportedDatabase as exc:
+    except ValueError as exc:  # UnsupportedDatabase, or a malformed CI_SERVICE_* value
         raise click.ClickException(str(exc)) from None
+    except OperationalError as exc:  # PostgreSQL unreachable, say
+        raise _unreachable(state.database, exc) from None
+    _log_to_stderr()
     server = create_server(app, host=host, port=port, threads=threads, ident="ci-service")
     try:
-        start_background(app, settings)  # recovery of orphaned jobs, runner, scheduler
-    except ImportError as exc:  # a module named in CI_SERVICE_JOB_MODULES
+        start_background(app, settings, jobs=not no_jobs)  # recovery, runner, scheduler
+    except (ImportError, ValueError) as exc:  # CI_SERVICE_JOB_MODULES, lease, periods
         server.close()
-        raise click.ClickException(f"could not load job modules: {exc}") from None
+        shutdown_app(app)
+        what = "could not load job modules" if isinstance(exc, ImportError) else "bad setting"
+        raise click.ClickException(f"{what}: {exc}") from None
 
     def stop(signum, frame):
         # waitress's loop only leaves on an exception; KeyboardInterrupt is what it expects.
@@ -144,7 +161,8 @@ def serve(state, host, port, threads, job_workers, no_scheduler):
     signal.signal(signal.SIGTERM, stop)
     from ci_service.store.backup import hold_open
 
-    presence = hold_open(settings.database)  # so `ci-service restore` sees a running server
+    # So `ci-service restore` sees a running server (SQLite; PostgreSQL has its own).
+    presence = None if is_postgres_url(settings.database) else hold_open(settings.database)
     click.echo(
         f"ci-service {__version__} serving on http://{host}:{server.effective_port}", err=True
     )
@@ -159,6 +177,98 @@ def serve(state, host, port, threads, job_workers, no_scheduler):
         if presence is not None:
             presence.close()
         click.echo("ci-service stopped", err=True)
+
+
+@cli.command()
+@click.option(
+    "--workers",
+    type=click.IntRange(1, 64),
+    default=None,
+    help="Job threads (default: the job_workers setting, 2).",
+)
+@click.option("--no-scheduler", is_flag=True, help="Do not run periodic refreshes here.")
+@click.pass_obj
+def worker(state, workers, no_scheduler):
+    """Run background jobs (and the scheduler) without a web server, until SIGTERM/SIGINT.
+
+    Start any number on one PostgreSQL database; with SQLite, run jobs in one process only
+    (this, beside `serve --no-jobs`). On SIGTERM/SIGINT the jobs in progress stop at their
+    next step and the worker exits.
+
+    Example: ci-service --database postgresql://ci@db.internal/ci worker --workers 4
+    """
+    import os
+    import threading
+
+    from ci_service.jobs.background import start_background
+    from ci_service.store.backup import hold_open
+    from ci_service.store.db import close_database
+
+    overrides = {"database": state.database, "job_workers": workers}
+    if no_scheduler:
+        overrides["scheduler"] = False
+    try:
+        settings = load_settings(**overrides)
+    except ValueError as exc:
+        raise click.ClickException(str(exc)) from None
+    if settings.job_workers < 1:
+        raise click.ClickException("a worker needs at least one job thread (--workers N)")
+    try:
+        db = open_database(settings.database, pool_size=settings.database_pool_size)
+    except UnsupportedDatabase as exc:
+        raise click.ClickException(str(exc)) from None
+    except OperationalError as exc:
+        raise _unreachable(settings.database, exc) from None
+    _log_to_stderr()
+    stopping = threading.Event()
+
+    def stop(signum, frame):
+        stopping.set()  # only a flag: the main thread does the shutting down
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)
+    try:
+        background = start_background(None, settings)
+    except (ImportError, ValueError) as exc:
+        close_database(db)
+        what = "could not load job modules" if isinstance(exc, ImportError) else "bad setting"
+        raise click.ClickException(f"{what}: {exc}") from None
+    presence = None if is_postgres_url(settings.database) else hold_open(settings.database)
+    scheduler = "; scheduler candidate" if settings.scheduler else ""
+    click.echo(
+        f"ci-service {__version__} worker ready: {settings.job_workers} threads"
+        f"{scheduler} (pid {os.getpid()})",
+        err=True,
+    )
+    try:
+        while not stopping.wait(1.0):
+            pass
+    finally:
+        background.stop(timeout=10.0)
+        close_database(db)
+        if presence is not None:
+            presence.close()
+        click.echo("ci-service worker stopped", err=True)
+
+
+def _unreachable(url: str, exc: Exception) -> click.ClickException:
+    from ci_service.store.db import redact_url
+
+    reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return click.ClickException(f"cannot open the database {redact_url(url)}: {reason}")
+
+
+def _log_to_stderr() -> None:
+    """serve/worker: warnings from every part; job outcomes and scheduler turns at INFO."""
+    import logging
+
+    logging.basicConfig(
+        stream=sys.stderr,
+        level=logging.WARNING,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    for name in ("ci_service.jobs", "ci_service.scheduler"):
+        logging.getLogger(name).setLevel(logging.INFO)
 
 
 @cli.group()
@@ -517,7 +627,8 @@ def backup(state, path, force, as_json):
     """Copy the database to the file PATH; safe while `serve` is writing.
 
     Uses SQLite's online backup API (a consistent snapshot of committed data), checks the
-    copy's integrity and only then moves it into place.
+    copy's integrity and only then moves it into place. On PostgreSQL: pg_dump
+    --format=custom (one snapshot), listed back before it is moved into place.
 
     Example: ci-service --database ./ci.db backup ./backups/ci-2026-03-31.db
     """
@@ -530,8 +641,9 @@ def backup(state, path, force, as_json):
     if as_json:
         emit_json(result)
     else:
+        what = f"{result['pages']} pages" if "pages" in result else result["format"]
         click.echo(
-            f"Backed up {result['pages']} pages ({result['size']} bytes) to "
+            f"Backed up {what} ({result['size']} bytes) to "
             f"{result['path']} in {result['seconds']:.2f}s"
         )
 
@@ -546,7 +658,8 @@ def restore(state, path, force, as_json):
 
     The backup must be an intact ci-service database; it is upgraded to the current schema.
     A database that exists is replaced only with --force, and never while a server has it
-    open.
+    open. On PostgreSQL: pg_restore --clean --if-exists --no-owner of a pg_dump archive made
+    by `backup`, in one transaction, refused while other sessions are connected.
 
     Example: ci-service --database ./ci.db restore ./backups/ci-2026-03-31.db --force
     """
@@ -560,8 +673,9 @@ def restore(state, path, force, as_json):
         emit_json(result)
     else:
         applied = len(result["migrationsApplied"])
+        what = f"{result['pages']} pages" if "pages" in result else result["format"]
         click.echo(
-            f"Restored {path} into {result['path']} ({result['pages']} pages"
+            f"Restored {path} into {result['path']} ({what}"
             + (f", {applied} migrations applied" if applied else "")
             + ")"
         )
@@ -577,10 +691,12 @@ if __name__ == "__main__":  # pragma: no cover
 
 def _add_command_groups() -> None:
     from ci_service.cli_alerts import alerts
+    from ci_service.cli_data import migrate_data
     from ci_service.cli_users import users
 
     cli.add_command(users)
     cli.add_command(alerts)
+    cli.add_command(migrate_data)
 
 
 _add_command_groups()

@@ -22,7 +22,12 @@ class Setting:
 
 
 SETTINGS: tuple[Setting, ...] = (
-    Setting("database", "./ci-service.db", "SQLite file path or sqlite:///path URL"),
+    Setting(
+        "database",
+        "./ci-service.db",
+        "SQLite file path or sqlite:///path URL, or postgresql://user@host/db",
+    ),
+    Setting("database_pool_size", 20, "Most PostgreSQL connections one process opens"),
     Setting("max_json_bytes", 1 * MIB, "Largest accepted JSON request body, in bytes"),
     Setting("max_upload_bytes", 20 * MIB, "Largest accepted document upload, in bytes"),
     Setting("list_cap", 1000, "Most items a list endpoint returns without limit/offset"),
@@ -32,6 +37,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("allow_private_urls", False, "Let fetchers reach loopback/private addresses"),
     Setting("job_workers", 2, "Threads that run background jobs (0 = run jobs inline)"),
     Setting("scheduler", True, "Run the periodic refresh scheduler inside serve"),
+    Setting("job_lease_seconds", 60.0, "Lease of a claimed job; renewed while it runs"),
     Setting("usage_flush_seconds", 1.0, "How often rate-limit counters and lastUsedAt persist"),
     # Intel pipeline (ci_service/pipeline): crawl limits of the collect and discovery jobs.
     Setting("crawl_max_pages", 50, "Most HTML pages one crawl of a site fetches"),

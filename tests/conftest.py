@@ -1,10 +1,14 @@
 """Shared fixtures: a fresh database per test, workspaces, keys and an authenticated client.
 
-Every test gets its own temporary SQLite file, so tests pass alone and in any order.
+Every test that uses a database runs on both backends (``database_url`` is parametrized:
+test ids end in ``[sqlite]`` / ``[postgresql]``; ``--backend`` picks one). Each run gets its
+own temporary SQLite file or its own PostgreSQL database (tests/backends.py), so tests pass
+alone and in any order.
 """
 
 from __future__ import annotations
 
+import os
 import secrets
 
 import pytest
@@ -14,13 +18,120 @@ from ci_service.services.workspaces import create_workspace
 from ci_service.settings import load_settings
 from ci_service.store.db import connection
 from ci_service.web.app import create_app, shutdown_app
+from tests.backends import BACKENDS, PostgresDatabases, require_postgres
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--backend",
+        choices=("all", *BACKENDS),
+        default="all",
+        help="database backend(s) to run the suite on (default: both)",
+    )
+
+
+def pytest_generate_tests(metafunc):
+    if "backend" in metafunc.fixturenames:
+        chosen = metafunc.config.getoption("backend")
+        backends = BACKENDS if chosen == "all" else (chosen,)
+        metafunc.parametrize("backend", backends, indirect=True)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def secret_key_file(tmp_path_factory):
+    """On PostgreSQL the alerts key file defaults to the working directory; tests (and the
+    servers they start, which inherit the environment) keep it in a temporary one."""
+    path = tmp_path_factory.mktemp("secrets") / "ci-service-test.key"
+    previous = os.environ.get("CI_SERVICE_SECRET_KEY_FILE")
+    os.environ["CI_SERVICE_SECRET_KEY_FILE"] = str(path)
+    yield path
+    if previous is None:
+        os.environ.pop("CI_SERVICE_SECRET_KEY_FILE", None)
+    else:
+        os.environ["CI_SERVICE_SECRET_KEY_FILE"] = previous
+
+
+@pytest.fixture(scope="session")
+def postgres_databases():
+    databases = PostgresDatabases()
+    yield databases
+    databases.close()
 
 
 @pytest.fixture
-def settings(tmp_path):
+def backend(request):
+    """The backend of this run, "sqlite" or "postgresql": every test that uses a database
+    fixture runs once on each (``pytest_generate_tests``)."""
+    return getattr(request, "param", "sqlite")
+
+
+@pytest.fixture
+def make_database_url(backend, tmp_path, postgres_databases):
+    """make_database_url(migrated=True) -> a new database of this run's backend (a SQLite
+    path, or a PostgreSQL database, migrated from the template unless asked otherwise,
+    dropped after the test)."""
+    made: list[str] = []
+    if backend == "postgresql":
+        require_postgres(postgres_databases)
+
+    def make(migrated: bool = True, name: str | None = None) -> str:
+        if backend == "sqlite":
+            return str(tmp_path / (name or f"db-{len(made) + 1}.db"))
+        url = postgres_databases.create(migrated)
+        made.append(url)
+        return url
+
+    yield make
+    for url in made:
+        _release(postgres_databases, url)
+
+
+def _release(postgres_databases, url: str) -> None:
+    """Close this process's connections to ``url``, forget what it cached of it (the next
+    test gets the same name, emptied), and hand it back."""
+    from ci_service.services import graph_layout, intel_index
+    from ci_service.store.db import close_database, database
+
+    if database.obj is not None and getattr(database.obj, "database", None) == url:
+        close_database()
+    intel_index.reset_index_cache()
+    graph_layout.clear_cache()
+    postgres_databases.release(url)
+
+
+def _scoped_database(request, tmp_path_factory, postgres_databases):
+    if request.param == "sqlite":
+        yield str(tmp_path_factory.mktemp("db") / "ci.db")
+        return
+    require_postgres(postgres_databases)
+    url = postgres_databases.create()
+    yield url
+    _release(postgres_databases, url)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def module_database_url(request, tmp_path_factory, postgres_databases):
+    """A database shared by one module's tests (live servers), on each backend."""
+    yield from _scoped_database(request, tmp_path_factory, postgres_databases)
+
+
+@pytest.fixture(scope="session", params=BACKENDS)
+def session_database_url(request, tmp_path_factory, postgres_databases):
+    """A database shared by the session's tests (the browser's live app), on each backend."""
+    yield from _scoped_database(request, tmp_path_factory, postgres_databases)
+
+
+@pytest.fixture
+def database_url(make_database_url):
+    """A fresh database of the backend this run is parametrized with."""
+    return make_database_url(name="ci.db")
+
+
+@pytest.fixture
+def settings(database_url):
     return load_settings(
         environ={},
-        database=str(tmp_path / "ci.db"),
+        database=database_url,
         job_workers=0,
         scheduler=False,
     )
@@ -143,24 +254,38 @@ def web(make_web):
 
 
 @pytest.fixture
-def run(tmp_path):
+def run(make_database_url):
     """run(*args) -> click result: the ci-service CLI on a temporary database."""
     from click.testing import CliRunner
 
     from ci_service.cli import cli
 
-    database = str(tmp_path / "cli.db")
+    database = make_database_url(name="cli.db")
 
     def invoke(*args):
         result = CliRunner().invoke(cli, ["--database", database, *args])
         assert "Traceback" not in result.output
         return result
 
+    invoke.database = database
     return invoke
 
 
+SCOPED_BACKEND_PARAMS = ("module_database_url", "session_database_url")
+
+
 def pytest_collection_modifyitems(config, items):
-    """Browser tests last: Playwright's sync API keeps an event loop running on the main
-    thread for the browser session, and ``asyncio.run`` (the MCP SDK tests) refuses to start
-    inside one."""
+    """``--backend`` for the module- and session-scoped databases; browser tests last:
+    Playwright's sync API keeps an event loop running on the main thread for the browser
+    session, and ``asyncio.run`` (the MCP SDK tests) refuses to start inside one."""
+    chosen = config.getoption("backend")
+    if chosen != "all":
+        keep, drop = [], []
+        for item in items:
+            params = getattr(getattr(item, "callspec", None), "params", {})
+            other = [params.get(name) for name in SCOPED_BACKEND_PARAMS if name in params]
+            (drop if any(value != chosen for value in other) else keep).append(item)
+        if drop:
+            config.hook.pytest_deselected(items=drop)
+            items[:] = keep
     items.sort(key=lambda item: "/tests/browser/" in str(item.path).replace("\\", "/"))

@@ -26,17 +26,31 @@ def evidence(workspace_id, competitor_id, url, content, title="Page", **extra):
 
 
 def fts_rowids(match):
-    from ci_service.store.db import database
+    """The ``seq`` of the items the full-text index finds for the FTS5 phrase ``match``
+    (on PostgreSQL: the same phrase through the pg_trgm-indexed ILIKE)."""
+    from ci_service.services.search_text import like_pattern
+    from ci_service.store.db import database, is_postgres
 
     with connection():
-        rows = database.execute_sql(
-            "SELECT rowid FROM intel_fts WHERE intel_fts MATCH ?", (match,)
-        ).fetchall()
+        if is_postgres():
+            pattern = like_pattern(match.strip('"'))
+            rows = database.execute_sql(
+                "SELECT seq FROM intel_item WHERE title ILIKE %s OR content ILIKE %s",
+                (pattern, pattern),
+            ).fetchall()
+        else:
+            rows = database.execute_sql(
+                "SELECT rowid FROM intel_fts WHERE intel_fts MATCH ?", (match,)
+            ).fetchall()
     return sorted(r[0] for r in rows)
 
 
 def fts_integrity():
-    from ci_service.store.db import database
+    """SQLite: the FTS5 index passes its integrity check. PostgreSQL's trigram indexes are
+    part of the table: nothing can drift."""
+    from ci_service.store.db import database, is_postgres
 
+    if is_postgres():
+        return
     with connection():
         database.execute_sql("INSERT INTO intel_fts(intel_fts, rank) VALUES ('integrity-check', 1)")

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-import sqlite3
 from datetime import timedelta
 
 import pytest
 
 from ci_service.timeutil import iso, utcnow
+from tests.backends import everything_stored
 
 KEY_RE = re.compile(r"^svc_live_[0-9a-f]{32}$")
 
@@ -183,21 +183,16 @@ def test_api_keys_need_admin_scope(make_api):
     assert response.json["error"]["code"] == "INSUFFICIENT_SCOPE"
 
 
-def test_database_never_holds_a_full_key(api, app, settings):
+def test_database_never_holds_a_full_key(api, app, settings, backend):
     keys = [api.key] + [
         api.post("/api/api-keys", json={"name": f"k{i}"}).json["key"] for i in range(3)
     ]
     for key in keys:
         assert api.get("/api/api-keys", headers={"X-API-Key": key}).status_code == 200
     app.extensions["ci_usage"].flush()
-    conn = sqlite3.connect(settings.database)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    dump = "\n".join(conn.iterdump())
-    conn.close()
+    dump, raw = everything_stored(settings.database, backend)
     for key in keys:
         assert key not in dump
         assert key[len("svc_live_") :] not in dump
-    with open(settings.database, "rb") as handle:
-        raw = handle.read()
     for key in keys:
         assert key.encode() not in raw

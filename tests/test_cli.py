@@ -46,7 +46,7 @@ def test_keys_create_prints_key_alone_last_and_it_works(run, tmp_path):
 
     from ci_service.web.app import create_app
 
-    app = create_app(database=str(tmp_path / "cli.db"), job_workers=0, scheduler=False)
+    app = create_app(database=run.database, job_workers=0, scheduler=False)
     response = app.test_client().get("/api/api-keys", headers={"X-API-Key": key})
     assert response.status_code == 200
     assert response.json["apiKeys"][0]["name"] == "laptop"

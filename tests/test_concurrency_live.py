@@ -34,8 +34,8 @@ def make_key(plan: str, name: str, rate_limit: int | None = None) -> str:
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    database = tmp_path_factory.mktemp("concurrency") / "ci.db"
+def live(module_database_url):
+    database = module_database_url
     open_database(str(database))
     keys = {
         "starter": make_key("STARTER", "starter"),

@@ -48,8 +48,8 @@ def _raw(server, request: bytes) -> tuple[bytes, bytes]:
     return head, body
 
 
-def test_oversized_and_malformed_requests_get_json_from_the_server(tmp_path):
-    with LiveServer(str(tmp_path / "ci.db"), "--no-scheduler", "--job-workers", "0") as server:
+def test_oversized_and_malformed_requests_get_json_from_the_server(database_url):
+    with LiveServer(database_url, "--no-scheduler", "--job-workers", "0") as server:
         ids = quote(",".join(["\u00e9" * 30] * 5_000))  # 70,000 characters, 300 KB encoded
         address = urlsplit(server.url)
         connection = http.client.HTTPConnection(address.hostname, address.port, timeout=10)

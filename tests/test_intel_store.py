@@ -171,13 +171,16 @@ def test_fk_cascade_alone_keeps_fts_in_step(make_workspace):
     rival = competitor(ws.id)
     evidence(ws.id, rival.id, "https://rival.example/1", "Narwhal analytics")
     with connection():
-        database.execute_sql("DELETE FROM competitor WHERE id = ?", (rival.id,))
+        sql = f"DELETE FROM competitor WHERE id = {database.param}"
+        database.execute_sql(sql, (rival.id,))
         assert IntelItem.select().count() == 0
     assert fts_rowids('"narwhal"') == []
     fts_integrity()
 
 
-def test_rebuild_fts(make_workspace):
+def test_rebuild_fts(make_workspace, backend):
+    if backend == "postgresql":
+        pytest.skip("PostgreSQL's trigram indexes belong to the table: there is no index to empty")
     ws = make_workspace()
     rival = competitor(ws.id)
     item = evidence(ws.id, rival.id, "https://rival.example/1", "Okapi insights").item

@@ -22,9 +22,9 @@ STEPS = [("one", "Step One"), ("two", "Step Two")]
 
 
 @pytest.fixture
-def cli_db(tmp_path, job_type):
+def cli_db(make_database_url, job_type):
     """A database shared by the CLI and the test, with workspace 'acme' and two job types."""
-    database = str(tmp_path / "cli.db")
+    database = make_database_url(name="cli.db")
     job_type("t-cli", STEPS)
 
     def boom(ctx):

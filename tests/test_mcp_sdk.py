@@ -17,8 +17,8 @@ from mcp.client.streamable_http import streamable_http_client  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def live(tmp_path_factory):
-    database = str(tmp_path_factory.mktemp("mcp") / "mcp.db")
+def live(module_database_url):
+    database = module_database_url
     assert run_cli(database, "workspaces", "create", "acme", "--plan", "ENTERPRISE").returncode == 0
     key = run_cli(database, "keys", "create", "--workspace", "acme", "--name", "agent")
     key = key.stdout.strip().splitlines()[-1]
@@ -107,8 +107,8 @@ def test_stdio_session(live):
     assert isinstance(solutions.structured_content["solutions"], list)
 
 
-def test_stdio_refuses_a_non_enterprise_workspace(tmp_path):
-    database = str(tmp_path / "starter.db")
+def test_stdio_refuses_a_non_enterprise_workspace(make_database_url):
+    database = make_database_url(name="starter.db")
     run_cli(database, "workspaces", "create", "small", "--plan", "STARTER")
     result = run_cli(database, "mcp", "--workspace", "small")
     assert result.returncode == 1

@@ -30,8 +30,8 @@ def test_quick_start_commands_are_the_documented_ones():
     assert 'pip install --quiet -e ".[test]"' in ci and "pytest" in ci
 
 
-def test_walkthrough_runs(tmp_path):
-    database = str(tmp_path / "readme.db")
+def test_walkthrough_runs(tmp_path, database_url):
+    database = database_url
     script = walkthrough_script()
     assert DEFAULT_URL in script
     with LiveServer(database) as server:

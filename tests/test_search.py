@@ -21,13 +21,18 @@ def kinds(results):
 
 
 def index_rows(kind=None):
-    sql = "SELECT count(*) FROM search_doc" + (" WHERE kind = ?" if kind else "")
+    sql = "SELECT count(*) FROM search_doc" + (f" WHERE kind = {database.param}" if kind else "")
     with connection():
         return database.execute_sql(sql, [kind] if kind else []).fetchone()[0]
 
 
 def fts_ok():
-    """Each FTS table passes its integrity check and holds exactly its kind's documents."""
+    """Each FTS table passes its integrity check and holds exactly its kind's documents
+    (SQLite; on PostgreSQL search_doc's trigram index is part of the table)."""
+    from ci_service.store.db import is_postgres
+
+    if is_postgres():
+        return
     with connection():
         for kind in ("competitor", "battlecard"):
             table = f"{kind}_fts"
@@ -164,7 +169,8 @@ def test_cascade_deletes_fire_the_index_triggers(seeded):
     assert index_rows("competitor") == 1 and index_rows("battlecard") == 1
     with connection():
         # No service code: a plain DELETE, the battlecard goes by ON DELETE CASCADE.
-        database.execute_sql("DELETE FROM competitor WHERE id = ?", [rival["id"]])
+        sql = f"DELETE FROM competitor WHERE id = {database.param}"
+        database.execute_sql(sql, [rival["id"]])
     assert index_rows() == 0
     assert search(api, "rival") == [] or kinds(search(api, "rival")) == []
     fts_ok()

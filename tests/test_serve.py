@@ -7,8 +7,8 @@ import httpx
 from tests.live import LiveServer, run_cli
 
 
-def test_serve_end_to_end(tmp_path):
-    database = str(tmp_path / "live.db")
+def test_serve_end_to_end(database_url):
+    database = database_url
     assert run_cli(database, "workspaces", "create", "acme", "--plan", "ENTERPRISE").returncode == 0
     created = run_cli(database, "keys", "create", "--workspace", "acme", "--name", "k",
                       "--rate-limit", "5")  # fmt: skip
@@ -46,7 +46,14 @@ def test_serve_end_to_end(tmp_path):
 
 
 def test_serve_refuses_bad_database_url(tmp_path):
-    result = run_cli("postgres://nowhere/db", "serve", "--port", "0")
+    result = run_cli("mysql://nowhere/db", "serve", "--port", "0")
     assert result.returncode == 1
     assert "unsupported database URL" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_serve_says_when_postgresql_cannot_be_reached():
+    result = run_cli("postgresql://ci:s3cret-pw@127.0.0.1:9/db", "serve", "--port", "0")
+    assert result.returncode == 1
+    assert "cannot open the database postgresql://ci:***@127.0.0.1:9/db" in result.stderr
+    assert "s3cret-pw" not in result.stderr and "Traceback" not in result.stderr

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import re
-import sqlite3
 from datetime import timedelta
 
 import pytest
@@ -15,6 +14,7 @@ from ci_service.services import subscriptions as subs
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import connection
 from ci_service.timeutil import parse_datetime, utcnow
+from tests.backends import everything_stored
 from tests.resource_helpers import make_competitor
 
 SECRET = re.compile(r"^whsec_[A-Za-z0-9+/]{32}$")
@@ -213,17 +213,12 @@ def test_secret_is_shown_once_and_signs(api):
     assert Webhook(secret).verify(body, headers) == {"type": "test"}
 
 
-def test_targets_and_secrets_are_encrypted_at_rest(api, settings):
+def test_targets_and_secrets_are_encrypted_at_rest(api, settings, backend):
     hooks = [create(api, webhook(target=f"{HOOK}/{i}")) for i in range(2)]
     create(api, {"name": "Chat", "channel": "apprise", "target": SLACK})
     rotated = api.post(f"/api/subscriptions/{hooks[0]['subscription']['id']}/rotate-secret")
     secrets_shown = [h["secret"] for h in hooks] + [rotated.get_json()["secret"]]
-    conn = sqlite3.connect(settings.database)
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    dump = "\n".join(conn.iterdump())
-    conn.close()
-    with open(settings.database, "rb") as handle:
-        raw = handle.read()
+    dump, raw = everything_stored(settings.database, backend)
     plain = [HOOK, "path-token-9f8e7d", SLACK, "TIiajkdnlazkcOXrIdevi7FQ"]
     plain += secrets_shown + [s[len("whsec_") :] for s in secrets_shown]
     for value in plain:

@@ -231,12 +231,12 @@ def test_browsers_get_an_html_404_and_scripts_keep_json(web):
     assert unknown.json["error"]["code"] == "NOT_FOUND"
 
 
-def test_cli_users_commands(tmp_path):
+def test_cli_users_commands(make_database_url):
     from click.testing import CliRunner
 
     from ci_service.cli import cli
 
-    db = str(tmp_path / "cli.db")
+    db = make_database_url(name="cli.db")
     runner = CliRunner()
     assert runner.invoke(cli, ["--database", db, "workspaces", "create", "acme"]).exit_code == 0
     created = runner.invoke(

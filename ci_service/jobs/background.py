@@ -1,8 +1,15 @@
-"""What ``ci-service serve`` runs beside the web server: recovery, the runner, the scheduler.
+"""What ``ci-service serve`` runs beside the web server (and ``ci-service worker`` alone):
+recovery, the runner, the scheduler.
 
 ``create_app`` starts none of this (tests build apps with ``job_workers=0`` and step the
 runner by hand); ``serve`` calls ``start_background`` after building the app and
-``stop_background`` in its ``finally``.
+``stop_background`` in its ``finally``; ``worker`` calls ``start_background`` without an app.
+
+Recovery at start: on SQLite (one process per database file) every claimed job still
+running was left by a dead process and is failed at once. On PostgreSQL other processes
+may be running jobs right now, so only expired leases are recovered (by the runner, at
+start and then periodically). ``jobs=False`` (``serve --no-jobs``) runs no runner and
+recovers nothing: a web-only process may run beside a worker on SQLite too.
 
 Extra job types or step handlers can be loaded without changing the engine: the env
 ``CI_SERVICE_JOB_MODULES`` names comma-separated modules imported before workers start.
@@ -18,10 +25,11 @@ from dataclasses import dataclass
 from flask import Flask
 
 from ci_service.jobs import lifecycle
+from ci_service.jobs.leadership import bound_database_url
 from ci_service.jobs.runner import JobRunner
 from ci_service.jobs.scheduler import Scheduler
 from ci_service.settings import Settings
-from ci_service.store.db import connection
+from ci_service.store.db import connection, is_postgres_url
 
 log = logging.getLogger("ci_service.jobs")
 
@@ -53,20 +61,29 @@ class Background:
         return self.runner.stop(timeout)
 
 
-def start_background(app: Flask, settings: Settings) -> Background:
-    """Recover orphaned jobs, then start the runner and (unless disabled) the scheduler."""
+def start_background(app: Flask | None, settings: Settings, *, jobs: bool = True) -> Background:
+    """Recover orphaned jobs (SQLite), then start the runner (unless ``jobs`` is False) and
+    the scheduler (unless disabled). ImportError: a module of ``CI_SERVICE_JOB_MODULES``;
+    ValueError: a bad lease or scheduler period."""
     load_job_modules()
-    with connection():
-        orphans = lifecycle.recover_orphans()
-    for job in orphans:
-        log.warning("job %s (%s) was interrupted by a previous shutdown", job.id, job.type)
-    background = Background(JobRunner(settings.job_workers))
-    background.runner.start()
-    if settings.scheduler:
-        background.scheduler = Scheduler()
-        background.scheduler.start()
-    app.extensions["ci_jobs"] = background.runner
-    app.extensions["ci_background"] = background
+    workers = settings.job_workers if jobs else 0
+    runner = JobRunner(workers, lease_seconds=settings.job_lease_seconds)
+    scheduler = Scheduler(database_url=bound_database_url()) if settings.scheduler else None
+    postgres = is_postgres_url(settings.database)
+    if jobs and not postgres:
+        with connection():
+            orphans = lifecycle.recover_orphans()
+        for job in orphans:
+            log.warning("job %s (%s) was interrupted by a previous shutdown", job.id, job.type)
+    background = Background(runner, scheduler)
+    # Every process keeps watch over leases, web-only ones too: a worker that dies is noticed
+    # by whichever process is alive, whatever the layout.
+    background.runner.start(keep_leases=True)
+    if scheduler is not None:
+        scheduler.start()
+    if app is not None:
+        app.extensions["ci_jobs"] = background.runner
+        app.extensions["ci_background"] = background
     return background
 
 

@@ -95,3 +95,18 @@ def recover_orphans(now: datetime | None = None) -> list[Job]:
                 hook.on_failure(job, now)
             _failed_event(job, store.INTERRUPTED_ERROR)
     return orphans
+
+
+def recover_expired(now: datetime | None = None) -> list[Job]:
+    """Fail jobs whose lease expired (their process died; any live process may call this),
+    with their hooks and ``job.failed`` events, in one transaction; see the store."""
+    now = now or utcnow()
+    if not store.any_expired(now):  # the usual answer, without taking the write lock
+        return []
+    with transaction():
+        expired = store.recover_expired(now)
+        for job in expired:
+            for hook in hooks_of(job):
+                hook.on_failure(job, now)
+            _failed_event(job, store.INTERRUPTED_ERROR)
+    return expired

@@ -5,8 +5,13 @@ transaction), run its steps in order, record the outcome. ``run_once(now=None)``
 what tests call by hand with ``job_workers=0`` (no threads at all).
 
 - Workers wake at once when a job is enqueued in this process (a queue listener sets an
-  event); jobs enqueued by another process (the CLI, say) are found by a slow poll, with an
-  idle back-off from ``MIN_IDLE`` to ``poll_interval`` seconds.
+  event); jobs enqueued by another process (the CLI, another server) are found by a poll,
+  with an idle back-off from ``MIN_IDLE`` to ``poll_interval`` (2 s) seconds.
+- Leases (issue 15): every claim carries a lease of ``lease_seconds``. A keeper thread
+  renews the leases of the jobs this runner holds every ``lease_seconds / 3`` and, at start
+  and on the same beat, fails the jobs of any process whose lease expired (that process
+  died: steps are not idempotent, so they are not re-run). ``renew_leases(now)`` and
+  ``recover_expired(now)`` are the single steps, for tests with an injected clock.
 - One bad job never kills the loop: anything a job raises is caught, logged and recorded
   as that job's failure.
 - ``stop(timeout)`` is idempotent: it asks the workers to stop, and a job still running
@@ -29,7 +34,7 @@ from ci_service.jobs.registry import REGISTRY
 from ci_service.jobs.types import JobCancelled, JobContext, ServiceStopping, StepError
 from ci_service.store import jobs as store
 from ci_service.store.db import connection
-from ci_service.store.jobs import INTERRUPTED_STEP, Job
+from ci_service.store.jobs import DEFAULT_LEASE_SECONDS, INTERRUPTED_STEP, Job
 from ci_service.timeutil import utcnow
 
 log = logging.getLogger("ci_service.jobs")
@@ -122,15 +127,21 @@ class JobRunner:
         *,
         poll_interval: float = 2.0,
         clock: Callable[[], datetime] = utcnow,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
     ):
+        if not lease_seconds > 0:
+            raise ValueError(f"the job lease must be more than 0 seconds, not {lease_seconds}")
         self.workers = workers
         self.poll_interval = poll_interval
         self.clock = clock
+        self.lease_seconds = float(lease_seconds)
         self.identity = f"{socket.gethostname()}:{os.getpid()}"
         self._wake = threading.Event()
         self._stopping = threading.Event()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()
+        self._held: dict[str, str] = {}  # job id -> worker name, while this runner runs it
+        self._held_lock = threading.Lock()
 
     # -- one step, usable without threads
     def run_once(self, now: datetime | None = None) -> str | None:
@@ -138,12 +149,14 @@ class JobRunner:
         worker = f"{self.identity}:{threading.current_thread().name}"
         with connection():
             try:
-                job = store.claim(worker, now or self.clock())
+                job = store.claim(worker, now or self.clock(), lease_seconds=self.lease_seconds)
             except Exception:
                 log.exception("could not claim a job")
                 return None
             if job is None:
                 return None
+            with self._held_lock:
+                self._held[job.id] = worker
             try:
                 outcome = execute(job, stopping=self._stopping.is_set, clock=self.clock)
                 log.info("job %s (%s) %s", job.id, job.type, outcome)
@@ -154,7 +167,49 @@ class JobRunner:
                     lifecycle.fail(job, "Internal error while running the job", job.steps, utcnow())
                 except Exception:
                     log.exception("job %s: could not record the failure", job.id)
+            finally:
+                with self._held_lock:
+                    self._held.pop(job.id, None)
             return job.id
+
+    # -- leases, usable without threads
+    @property
+    def held(self) -> list[str]:
+        """Ids of the jobs this runner is running now."""
+        with self._held_lock:
+            return list(self._held)
+
+    def renew_leases(self, now: datetime | None = None) -> int:
+        """Extend the leases of the jobs this runner holds (one UPDATE); how many."""
+        with self._held_lock:
+            job_ids, workers = list(self._held), sorted(set(self._held.values()))
+        if not job_ids:
+            return 0
+        with connection():
+            return store.renew_leases(job_ids, workers, self.lease_seconds, now or self.clock())
+
+    def recover_expired(self, now: datetime | None = None) -> list[Job]:
+        """Fail the jobs whose lease expired (any process's); return them."""
+        with connection():
+            jobs = lifecycle.recover_expired(now or self.clock())
+        for job in jobs:
+            log.warning(
+                "job %s (%s) failed as interrupted: the lease of %s expired",
+                job.id,
+                job.type,
+                job.claimed_by,
+            )
+        return jobs
+
+    def _keep_leases(self) -> None:
+        while True:
+            for step in (self.renew_leases, self.recover_expired):
+                try:
+                    step()
+                except Exception:  # the database may be away for a moment: try next beat
+                    log.exception("job lease %s failed", step.__name__)
+            if self._stopping.wait(self.lease_seconds / 3):
+                return
 
     def run_until_idle(self, max_jobs: int = 1000) -> int:
         """Run queued jobs until none is left (tests); returns how many ran."""
@@ -172,12 +227,17 @@ class JobRunner:
         """Wake idle workers now (a job was enqueued)."""
         self._wake.set()
 
-    def start(self) -> None:
+    def start(self, *, keep_leases: bool = False) -> None:
+        """Start the worker threads and the lease keeper. ``keep_leases``: start the keeper
+        even with 0 workers, so a web-only process still fails the jobs of dead ones."""
         with self._lock:
-            if self._threads or self.workers <= 0:
+            if self._threads or (self.workers <= 0 and not keep_leases):
                 return
             self._stopping.clear()
             queue.add_listener(self.nudge)
+            keeper = threading.Thread(target=self._keep_leases, name="ci-job-leases", daemon=True)
+            self._threads.append(keeper)
+            keeper.start()
             for number in range(self.workers):
                 thread = threading.Thread(
                     target=self._loop, name=f"ci-job-worker-{number + 1}", daemon=True

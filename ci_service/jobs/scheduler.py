@@ -16,11 +16,16 @@ brings it forward).
   deliveries whose job was interrupted by a crash (``services/delivery.py``).
 - Every ``DIGEST_SCAN_MINUTES`` (and at start) the daily and weekly digests of the last
   complete period are made (``services/delivery_digest.py``).
+
+Several processes on one PostgreSQL database (issue 15): the scans run in one of them at a
+time, the leader (``leadership.py``); "at start" means when a process takes the lead.
+``CI_SERVICE_SCHEDULER_SCAN_SECONDS`` shortens the refresh scan's period (tests and demos).
 """
 
 from __future__ import annotations
 
 import logging
+import os
 import threading
 from datetime import UTC, datetime, timedelta
 
@@ -42,6 +47,9 @@ DELIVERY_SCAN_SECONDS = 30
 DELIVERY_SCAN_JOB_ID = "delivery-scan"
 DIGEST_SCAN_MINUTES = 60
 DIGEST_SCAN_JOB_ID = "digest-scan"
+RETRY_SECONDS = 5.0  # how often a candidate tries to take the lead (PostgreSQL)
+RETRY_ENV = "CI_SERVICE_SCHEDULER_RETRY_SECONDS"
+SCAN_SECONDS_ENV = "CI_SERVICE_SCHEDULER_SCAN_SECONDS"
 
 
 def _latest_created(types: tuple[str, ...], key) -> dict[str, datetime]:
@@ -167,14 +175,45 @@ def digest_scan(now: datetime | None = None) -> int:
 
 
 class Scheduler:
-    """APScheduler in a background thread, running ``scan`` at start and periodically."""
+    """APScheduler in a background thread, running the scans while this process leads.
 
-    def __init__(self, minutes: float = SCAN_MINUTES):
+    On SQLite the process always leads: the scans run at start and every period. On
+    PostgreSQL (``database_url``, or the database the models are bound to) it is a
+    candidate (``leadership.py``): a thread tries to take the lead every
+    ``retry_seconds`` (env ``CI_SERVICE_SCHEDULER_RETRY_SECONDS``, default 5); the new
+    leader scans at once and then every period, and a leader that loses its connection
+    stops scanning. Taking the lead and each scan are logged at INFO.
+    """
+
+    def __init__(
+        self,
+        minutes: float | None = None,
+        *,
+        database_url: str | None = None,
+        retry_seconds: float | None = None,
+        delivery_seconds: float = DELIVERY_SCAN_SECONDS,
+        digest_minutes: float = DIGEST_SCAN_MINUTES,
+    ):
         from apscheduler.executors.pool import ThreadPoolExecutor
         from apscheduler.schedulers.background import BackgroundScheduler
 
+        from ci_service.jobs.leadership import Leadership, bound_database_url
+
+        if minutes is None:
+            scan_seconds = _seconds_from_env(SCAN_SECONDS_ENV)
+            minutes = scan_seconds / 60 if scan_seconds is not None else SCAN_MINUTES
+        if retry_seconds is None:
+            retry_seconds = _seconds_from_env(RETRY_ENV) or RETRY_SECONDS
+        if not (minutes > 0 and retry_seconds > 0):
+            raise ValueError("the scheduler's periods must be more than 0")
         self.minutes = minutes
+        self.delivery_seconds = delivery_seconds
+        self.digest_minutes = digest_minutes
+        self.retry_seconds = retry_seconds
+        self.leadership = Leadership(database_url or bound_database_url())
         self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._candidate: threading.Thread | None = None
         self._scheduler = BackgroundScheduler(
             timezone=UTC,
             executors={"default": ThreadPoolExecutor(1)},
@@ -185,51 +224,105 @@ class Scheduler:
     def running(self) -> bool:
         return self._scheduler.running
 
+    @property
+    def leading(self) -> bool:
+        """Whether this process runs the scans (at the last check)."""
+        return self.running and self.leadership.leading
+
     def start(self) -> None:
         global _current
         with self._lock:
             if self._scheduler.running:
                 return
-            self._scheduler.add_job(
-                scan,
-                "interval",
-                minutes=self.minutes,
-                id=SCAN_JOB_ID,
-                next_run_time=datetime.now(UTC),
-                replace_existing=True,
-            )
-            self._scheduler.add_job(
-                delivery_scan,
-                "interval",
-                seconds=DELIVERY_SCAN_SECONDS,
-                id=DELIVERY_SCAN_JOB_ID,
-                next_run_time=datetime.now(UTC),
-                replace_existing=True,
-            )
-            self._scheduler.add_job(
-                digest_scan,
-                "interval",
-                minutes=DIGEST_SCAN_MINUTES,
-                id=DIGEST_SCAN_JOB_ID,
-                next_run_time=datetime.now(UTC),
-                replace_existing=True,
-            )
+            self._stopping.clear()
             self._scheduler.start()
             _current = self
+            if not self.leadership.contested:
+                log.info("scheduler: this process runs the scans (pid %d)", os.getpid())
+                self._add_scans()
+                return
+            self._candidate = threading.Thread(
+                target=self._campaign, name="ci-scheduler-leadership", daemon=True
+            )
+            self._candidate.start()
+
+    def _campaign(self) -> None:
+        """Try to lead every ``retry_seconds``; scans follow the lead, as it comes and goes."""
+        scanning = False
+        while not self._stopping.is_set():
+            leading = self.leadership.try_lead()
+            with self._lock:
+                if self._stopping.is_set():
+                    break
+                if leading and not scanning:
+                    log.info("scheduler: this process is the leader now (pid %d)", os.getpid())
+                    self._add_scans()
+                elif scanning and not leading:
+                    log.warning("scheduler: no longer the leader (pid %d)", os.getpid())
+                    self._scheduler.remove_all_jobs()
+                scanning = leading
+            self._stopping.wait(self.retry_seconds)
+
+    def _add_scans(self) -> None:
+        now = datetime.now(UTC)
+        for job_id, function, period in (
+            (SCAN_JOB_ID, scan, {"minutes": self.minutes}),
+            (DELIVERY_SCAN_JOB_ID, delivery_scan, {"seconds": self.delivery_seconds}),
+            (DIGEST_SCAN_JOB_ID, digest_scan, {"minutes": self.digest_minutes}),
+        ):
+            self._scheduler.add_job(
+                self._run,
+                "interval",
+                args=(job_id, function),
+                id=job_id,
+                next_run_time=now,
+                replace_existing=True,
+                **period,
+            )
+
+    def _run(self, job_id: str, function) -> None:
+        # Checked live on PostgreSQL: a leader whose connection dropped may have been
+        # replaced already, and two leaders must never scan at once.
+        if self.leadership.contested and not self.leadership.try_lead():
+            log.info("scheduler: %s skipped, this process no longer leads", job_id)
+            return
+        log.info("scheduler: %s runs (pid %d)", job_id, os.getpid())
+        function()
 
     def rescan_soon(self) -> None:
+        """Bring the refresh scan forward, when this process leads (else the leader scans
+        at its next period)."""
         with self._lock:
-            if self._scheduler.running:
+            if self._scheduler.running and self._scheduler.get_job(SCAN_JOB_ID) is not None:
                 self._scheduler.modify_job(SCAN_JOB_ID, next_run_time=datetime.now(UTC))
 
     def stop(self) -> None:
-        """Idempotent. Waits for a scan in progress (scans only enqueue; they are short)."""
+        """Idempotent. Waits for a scan in progress (scans only enqueue; they are short),
+        then gives the lead up so another process takes it over at once."""
         global _current
+        self._stopping.set()
+        candidate, self._candidate = self._candidate, None
+        if candidate is not None:
+            candidate.join()
         with self._lock:
             if self._scheduler.running:
                 self._scheduler.shutdown(wait=True)
             if _current is self:
                 _current = None
+        self.leadership.release()
+
+
+def _seconds_from_env(name: str) -> float | None:
+    raw = os.environ.get(name, "").strip()
+    if not raw:
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ValueError(f"{name} must be a number of seconds, not {raw!r}") from None
+    if not value > 0:
+        raise ValueError(f"{name} must be more than 0, not {raw!r}")
+    return value
 
 
 _current: Scheduler | None = None

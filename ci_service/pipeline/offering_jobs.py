@@ -74,12 +74,42 @@ def spool_dir() -> Path:
     return Path(path).expanduser().resolve().parent / "uploads"
 
 
-def spool_upload(data: bytes) -> str:
+def spool_upload(data: bytes) -> dict[str, str]:
+    """Keep an upload for its job; the job payload entries that find it again: a file on
+    SQLite (one machine), a ``JobUpload`` row on PostgreSQL (any worker, any machine)."""
+    from ci_service.store.db import is_postgres
+
+    if is_postgres():
+        from ci_service.store.jobs import JobUpload
+
+        return {"uploadId": JobUpload.create(data=data).id}
     folder = spool_dir()
     folder.mkdir(parents=True, exist_ok=True)
     target = folder / f"{uuid.uuid4().hex}.upload"
     target.write_bytes(data)
-    return str(target)
+    return {"path": str(target)}
+
+
+def take_upload(payload: dict) -> bytes:
+    """The spooled upload of a job, removed from where it waited (StepError when gone)."""
+    if "uploadId" in payload:
+        from ci_service.store.db import transaction
+        from ci_service.store.jobs import JobUpload
+
+        with transaction():
+            row = JobUpload.get_or_none(JobUpload.id == payload["uploadId"])
+            if row is not None:
+                JobUpload.delete().where(JobUpload.id == row.id).execute()
+        if row is None:
+            raise StepError("the uploaded file is gone; upload it again")
+        return bytes(row.data)
+    path = Path(payload["path"])
+    try:
+        return path.read_bytes()
+    except OSError:
+        raise StepError("the uploaded file is gone; upload it again") from None
+    finally:
+        _remove(path)
 
 
 # -- evidence --------------------------------------------------------------------------------
@@ -328,14 +358,8 @@ def document_extract(ctx: JobContext) -> None:
     from ci_service.pipeline.site import extract_document
 
     offering = _offering(ctx, ctx.payload["offeringId"])
-    path = Path(ctx.payload["path"])
     filename = ctx.payload.get("filename") or "document"
-    try:
-        data = path.read_bytes()
-    except OSError:
-        raise StepError("the uploaded file is gone; upload it again") from None
-    finally:
-        _remove(path)
+    data = take_upload(ctx.payload)
     url = f"upload:{offering.id}/{filename}"
     try:
         document = extract_document(data, ctx.payload.get("kind", "pdf"), url, title=filename)

@@ -106,12 +106,12 @@ def start_document_analysis(
     if kind is None:
         raise UnsupportedMediaType("Upload a PDF or DOCX document")
     name = (filename or f"document.{kind}").replace("/", "_").replace("\\", "_")[:200]
-    path = spool_upload(data)
+    spooled = spool_upload(data)
     return enqueue(
         workspace_id,
         DOCUMENT,
         metadata={"offeringId": offering.id, "offeringName": offering.name, "filename": name},
-        payload={"offeringId": offering.id, "path": path, "filename": name, "kind": kind},
+        payload={"offeringId": offering.id, **spooled, "filename": name, "kind": kind},
     )
 
 

@@ -45,9 +45,9 @@ from ci_service.store.db import transaction
 from ci_service.store.intel import (
     INTEL_TYPES,
     SCOPES,
-    IntelEmbedding,
     IntelItem,
     next_seq,
+    upsert_embeddings,
 )
 from ci_service.store.intel import rebuild_intel_fts as _rebuild_fts
 from ci_service.store.resources import Offering, Organization
@@ -112,13 +112,17 @@ def _owner_website(
 def _embed_row(item: IntelItem) -> tuple[Any, str]:
     provider = intel_index.provider()
     vector = provider.embed([intel_index.item_text(item.title, item.content)])[0]
-    IntelEmbedding.insert(
-        item=item.id,
-        workspace=item.workspace_id,
-        model=provider.name,
-        dimension=provider.dimension,
-        vector=intel_index.to_bytes(vector),
-    ).on_conflict_replace().execute()
+    upsert_embeddings(
+        [
+            {
+                "item": item.id,
+                "workspace": item.workspace_id,
+                "model": provider.name,
+                "dimension": provider.dimension,
+                "vector": intel_index.to_bytes(vector),
+            }
+        ]
+    )
     return vector, provider.name
 
 

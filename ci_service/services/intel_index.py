@@ -10,6 +10,13 @@ provider's model are loaded (after a model change, ``ci-service reindex`` re-emb
 Writers change the index after their transaction commits (``database.after_commit``), so a
 rolled-back write never reaches it. The index is a cache: search results are re-read from
 the database, and ids that no longer exist are skipped and dropped from the index.
+
+Other processes (PostgreSQL) write vectors this process never hears of. Every stored vector
+carries a ``stamp`` handed out in commit order under the write lock (``upsert_embeddings``),
+so each loaded index remembers the highest stamp it holds and, before each search, reads the
+vectors stamped after it (one indexed query, usually empty): a version check, so
+``search_intel`` in any process sees every committed item. Items deleted elsewhere are
+dropped when a search meets them, as above.
 """
 
 from __future__ import annotations
@@ -20,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ci_service.embeddings import EmbeddingProvider, get_provider
-from ci_service.store.db import database
+from ci_service.store.db import database, is_postgres
 from ci_service.store.intel import IntelEmbedding
 
 if TYPE_CHECKING:
@@ -88,12 +95,16 @@ def _load(workspace_id: str, model: str, dimension: int) -> VectorIndex:
     with connection():
         total = IntelEmbedding.select().where(where).count()
         index = VectorIndex(dimension, model=model, initial_capacity=max(64, total + 64))
-        query = IntelEmbedding.select(IntelEmbedding.item, IntelEmbedding.vector).where(where)
+        index.stamp = 0
+        query = IntelEmbedding.select(
+            IntelEmbedding.item, IntelEmbedding.vector, IntelEmbedding.stamp
+        ).where(where)
         ids: list[str] = []
         chunk = np.empty((_LOAD_CHUNK, dimension), dtype=np.float32)
-        for item_id, blob in query.tuples().iterator():
+        for item_id, blob, stamp in query.tuples().iterator():
             chunk[len(ids)] = np.frombuffer(bytes(blob), dtype=np.float32)
             ids.append(item_id)
+            index.stamp = max(index.stamp, stamp or 0)
             if len(ids) == _LOAD_CHUNK:
                 index.upsert(ids, chunk)
                 ids = []
@@ -119,6 +130,8 @@ class _Registry:
     def get(self, workspace_id: str) -> VectorIndex:
         index = self.indexes.get(workspace_id)
         if index is not None:
+            if is_postgres():
+                self._catch_up(workspace_id, index)
             return index
         with self.lock:
             index = self.indexes.get(workspace_id)
@@ -137,6 +150,29 @@ class _Registry:
                             change(loaded)
                         self.indexes[workspace_id] = loaded
             return loaded
+
+    def _catch_up(self, workspace_id: str, index: VectorIndex) -> None:
+        """Add the vectors other processes committed since ``index.stamp``."""
+        import numpy as np
+
+        rows = (
+            IntelEmbedding.select(IntelEmbedding.item, IntelEmbedding.vector, IntelEmbedding.stamp)
+            .where(
+                (IntelEmbedding.workspace == workspace_id)
+                & (IntelEmbedding.stamp > index.stamp)
+                & (IntelEmbedding.model == self.model)
+                & (IntelEmbedding.dimension == self.dimension)
+            )
+            .order_by(IntelEmbedding.stamp)
+            .tuples()
+        )
+        fresh = list(rows)
+        if not fresh:
+            return
+        ids = [item_id for item_id, _blob, _stamp in fresh]
+        vectors = np.stack([np.frombuffer(bytes(blob), dtype=np.float32) for _i, blob, _s in fresh])
+        index.upsert(ids, vectors)
+        index.stamp = max(index.stamp, fresh[-1][2])
 
     def apply(self, workspace_id: str, change: Callable[[VectorIndex], None]) -> None:
         """Run ``change`` on the workspace's index if loaded (or queue it while loading)."""

@@ -27,6 +27,10 @@ queries of 3+ characters use the trigram index (a quoted phrase of trigrams is a
 substring match); 2-character queries cannot use trigrams, so they scan the newest
 ``SHORT_SCAN_ROWS`` items of the workspace with ``LIKE`` (bounded; see the README for
 timings).
+
+On PostgreSQL the trigram index is ``pg_trgm`` (GIN on title and content) and a phrase
+match is an ``ILIKE`` of the escaped phrase; document frequencies are counted the same way,
+up to ``DF_CAP``.
 """
 
 from __future__ import annotations
@@ -39,8 +43,9 @@ from ci_service.services import intel_index
 from ci_service.services.fields import fail
 from ci_service.services.intel import intel_to_dict
 from ci_service.services.intel_text import STOP_WORDS
-from ci_service.store.db import database, transaction
-from ci_service.store.intel import IntelEmbedding, IntelItem
+from ci_service.services.search_text import like_pattern, quote_fts
+from ci_service.store.db import database, is_postgres, transaction
+from ci_service.store.intel import IntelEmbedding, IntelItem, upsert_embeddings
 from ci_service.store.trees import KnowledgeTree, TreeNode
 
 W_COSINE, W_LEXICAL = 0.65, 0.35
@@ -51,11 +56,6 @@ DF_CAP = 1000
 MAX_QUERY = 1000
 SHORT_SCAN_ROWS = 10_000
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
-
-
-def quote_fts(text: str) -> str:
-    """``text`` as one FTS5 string (a phrase): nothing in it is query syntax."""
-    return '"' + text.replace('"', '""') + '"'
 
 
 def _check(query: Any, limit: Any) -> tuple[str, int]:
@@ -74,20 +74,38 @@ def _newest_matching(
     workspace_id: str, phrase: str, competitor_id: str | None, k: int
 ) -> list[str]:
     """Ids of the newest ``k`` items whose title or content contains ``phrase``."""
-    sql = (
-        "SELECT i.id FROM intel_fts JOIN intel_item i ON i.seq = intel_fts.rowid "
-        "WHERE intel_fts MATCH ? AND i.workspace_id = ?"
-    )
-    params: list[Any] = [quote_fts(phrase), workspace_id]
+    p = database.param
+    if is_postgres():
+        pattern = like_pattern(phrase)
+        sql = (
+            "SELECT id FROM intel_item i WHERE i.workspace_id = %s "
+            "AND (title ILIKE %s ESCAPE '\\' OR content ILIKE %s ESCAPE '\\')"
+        )
+        params: list[Any] = [workspace_id, pattern, pattern]
+        order = "i.seq"
+    else:
+        sql = (
+            "SELECT i.id FROM intel_fts JOIN intel_item i ON i.seq = intel_fts.rowid "
+            "WHERE i.workspace_id = ? AND intel_fts MATCH ?"
+        )
+        params = [workspace_id, quote_fts(phrase)]
+        order = "intel_fts.rowid"
     if competitor_id is not None:
-        sql += " AND i.competitor_id = ?"
+        sql += f" AND i.competitor_id = {p}"
         params.append(competitor_id)
-    sql += " ORDER BY intel_fts.rowid DESC LIMIT ?"
+    sql += f" ORDER BY {order} DESC LIMIT {p}"
     params.append(k)
     return [row[0] for row in database.execute_sql(sql, params).fetchall()]
 
 
 def _document_frequency(word: str) -> int:
+    if is_postgres():
+        pattern = like_pattern(word)
+        sql = (
+            "SELECT count(*) FROM (SELECT 1 FROM intel_item WHERE title ILIKE %s ESCAPE '\\' "
+            "OR content ILIKE %s ESCAPE '\\' LIMIT %s) AS matches"
+        )
+        return int(database.execute_sql(sql, (pattern, pattern, DF_CAP)).fetchone()[0])
     sql = "SELECT count(*) FROM (SELECT rowid FROM intel_fts WHERE intel_fts MATCH ? LIMIT ?)"
     return int(database.execute_sql(sql, (quote_fts(word), DF_CAP)).fetchone()[0])
 
@@ -193,20 +211,29 @@ def substring_search_intel(workspace_id: str, text: str, limit: int = 20) -> lis
     needle = " ".join((text or "").split()) if (text or "").strip() else ""
     if len(needle) < 2 or limit <= 0:
         return []
-    if len(needle) >= 3:
+    if is_postgres():
+        sql = "SELECT id FROM intel_item WHERE workspace_id = %s AND content ILIKE %s ESCAPE '\\'"
+        if len(needle) < 3:  # no trigram to use: the same bounded scan as on SQLite
+            sql = (
+                "SELECT id FROM (SELECT id, seq, content FROM intel_item WHERE workspace_id = %s "
+                "ORDER BY seq DESC LIMIT " + str(SHORT_SCAN_ROWS) + ") AS newest "
+                "WHERE content ILIKE %s ESCAPE '\\'"
+            )
+        sql += " ORDER BY seq DESC LIMIT %s"
+        params: list[Any] = [workspace_id, like_pattern(needle), limit]
+    elif len(needle) >= 3:
         sql = (
             "SELECT i.id FROM intel_fts JOIN intel_item i ON i.seq = intel_fts.rowid "
             "WHERE intel_fts MATCH ? AND i.workspace_id = ? "
             "ORDER BY intel_fts.rowid DESC LIMIT ?"
         )
-        params: list[Any] = ["content : " + quote_fts(needle), workspace_id, limit]
+        params = ["content : " + quote_fts(needle), workspace_id, limit]
     else:
-        escaped = needle.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
         sql = (
             "SELECT id FROM (SELECT id, content FROM intel_item WHERE workspace_id = ? "
             "ORDER BY seq DESC LIMIT ?) WHERE content LIKE ? ESCAPE '\\' LIMIT ?"
         )
-        params = [workspace_id, SHORT_SCAN_ROWS, f"%{escaped}%", limit]
+        params = [workspace_id, SHORT_SCAN_ROWS, like_pattern(needle), limit]
     ids = [row[0] for row in database.execute_sql(sql, params).fetchall()]
     if not ids:
         return []
@@ -253,7 +280,7 @@ def reindex_counts(workspace_id: str | None = None, *, force: bool = False) -> d
                 break
             last_seq = batch[-1].seq
             vectors = provider.embed([intel_index.item_text(r.title, r.content) for r in batch])
-            IntelEmbedding.insert_many(
+            upsert_embeddings(
                 [
                     {
                         "item": r.id,
@@ -264,7 +291,7 @@ def reindex_counts(workspace_id: str | None = None, *, force: bool = False) -> d
                     }
                     for r, v in zip(batch, vectors, strict=True)
                 ]
-            ).on_conflict_replace().execute()
+            )
             items += len(batch)
     trees = KnowledgeTree.select()
     if workspace_id is not None:

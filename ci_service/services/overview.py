@@ -16,7 +16,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from peewee import fn
+from peewee import SQL
 
 from ci_service.errors import ValidationFailed
 from ci_service.jobs.registry import REGISTRY
@@ -137,7 +137,10 @@ def latest_changes(
         )
     priced = Offering.select(
         Offering.id, Offering.competitor, Offering.name, Offering.pricing_changes
-    ).where(owned & (fn.length(Offering.pricing_changes) > 2))  # stored JSON: not "[]"
+    ).where(
+        # Compared as stored JSON (TEXT on SQLite, JSONB on PostgreSQL): not empty.
+        owned & Offering.pricing_changes.is_null(False) & (Offering.pricing_changes != SQL("'[]'"))
+    )
     for row in priced:
         for change in (row.pricing_changes or [])[:limit]:  # newest first already
             found.append(

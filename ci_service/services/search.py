@@ -15,6 +15,9 @@ FTS5 phrase, so nothing a user types is query syntax, and a phrase of trigrams i
 a substring match. A 2-character query has no trigram: it scans the workspace's ``search_doc`` rows
 (one per competitor and battlecard) with ``LIKE`` (ASCII) or a case-folded comparison
 (other text), and intel with the intel service's bounded scan.
+
+On PostgreSQL ``search_doc`` has one ``pg_trgm`` GIN index on its text, and a query is an
+``ILIKE`` of the escaped needle: the same substring match, the same order rules.
 """
 
 from __future__ import annotations
@@ -23,21 +26,12 @@ from typing import Any
 
 from ci_service.errors import ValidationFailed
 from ci_service.services.intel import substring_search_intel
+from ci_service.services.search_text import like_pattern, quote_fts
 from ci_service.store.db import database
 
 LIMIT = 20
 MIN_QUERY = 2
 MAX_QUERY = 500
-
-
-def quote_fts(text: str) -> str:
-    """``text`` as one FTS5 string (a phrase): nothing in it is query syntax."""
-    return '"' + text.replace('"', '""') + '"'
-
-
-def _like(text: str) -> str:
-    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    return f"%{escaped}%"
 
 
 def check_query(q: Any) -> str:
@@ -74,6 +68,16 @@ def _matching_rows(workspace_id: str, kind: str, needle: str, limit: int) -> lis
     # Competitors are sorted by name afterwards, so all of their matches are needed (one
     # row per competitor: bounded by the plan's competitor limit).
     cap = -1 if kind == "competitor" else limit
+    from ci_service.store.db import is_postgres
+
+    if is_postgres():  # ILIKE folds case by the database's locale (C.UTF-8: Unicode)
+        sql = (
+            "SELECT ref_id FROM search_doc WHERE workspace_id = %s AND kind = %s "
+            "AND text ILIKE %s ESCAPE '\\' ORDER BY doc_id DESC"
+        )
+        if cap >= 0:
+            sql += f" LIMIT {int(cap)}"
+        return database.execute_sql(sql, [workspace_id, kind, like_pattern(needle)]).fetchall()
     if len(needle) >= 3:
         table = f"{kind}_fts"  # kind is one of two literals, never user text
         sql = (
@@ -86,7 +90,7 @@ def _matching_rows(workspace_id: str, kind: str, needle: str, limit: int) -> lis
             "SELECT ref_id FROM search_doc WHERE workspace_id = ? AND kind = ? "
             "AND text LIKE ? ESCAPE '\\' ORDER BY doc_id DESC LIMIT ?"
         )
-        return database.execute_sql(sql, [workspace_id, kind, _like(needle), cap]).fetchall()
+        return database.execute_sql(sql, [workspace_id, kind, like_pattern(needle), cap]).fetchall()
     # LIKE folds ASCII only; compare case-folded text in Python instead.
     folded = needle.casefold()
     sql = "SELECT ref_id, text FROM search_doc WHERE workspace_id = ? AND kind = ? "

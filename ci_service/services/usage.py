@@ -5,6 +5,13 @@ one key never let more than ``rateLimit`` requests through. Counts and lastUsedA
 persisted at most every ``flush_seconds`` (and at shutdown), so reads do not each become a
 write, and a restart resumes the window where it was; a SIGKILL can forget at most the last
 flush interval of counts.
+
+On PostgreSQL several processes serve one key, so a count in one process's memory is not
+the count. There ``SharedUsageTracker`` counts each request with one atomic upsert on the
+key's ``rate_limit_counter`` row (``RETURNING count``): exact across processes, no lock held
+past the statement, and nothing else to run. Redis would do the same with INCR, but the
+database is already there, already backed up and already transactional, so it is the one
+source of truth. lastUsedAt stays written behind.
 """
 
 from __future__ import annotations
@@ -118,3 +125,41 @@ class UsageTracker:
                     self._last_used.setdefault(key_id, when)
         finally:
             self._flush_lock.release()
+
+
+# One statement: the count of the key's current window, +1 (a new window starts at 1).
+_COUNT_SQL = (
+    "INSERT INTO rate_limit_counter (id, window_start, count) VALUES (%s, %s, 1) "
+    "ON CONFLICT (id) DO UPDATE SET count = CASE "
+    "WHEN rate_limit_counter.window_start = EXCLUDED.window_start "
+    "THEN rate_limit_counter.count + 1 ELSE 1 END, window_start = EXCLUDED.window_start "
+    "RETURNING count"
+)
+
+
+class SharedUsageTracker(UsageTracker):
+    """Rate limits counted in the database (PostgreSQL, several processes): see above.
+
+    A refused request is counted too (the count passes the limit), which changes nothing:
+    a request is allowed while the count, its own included, is at most the limit."""
+
+    def hit(self, key_id: str, limit: int) -> RateDecision:
+        from ci_service.store.db import database
+
+        now = self.clock()
+        window_start = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
+        with connection():
+            count = database.execute_sql(_COUNT_SQL, (key_id, window_start)).fetchone()[0]
+        with self._lock:
+            self._last_used[key_id] = now
+        return RateDecision(
+            count <= limit, limit, max(0, limit - count), window_start + WINDOW_SECONDS
+        )
+
+
+def make_tracker(flush_seconds: float) -> UsageTracker:
+    """The tracker for the bound database: in memory on SQLite, shared on PostgreSQL."""
+    from ci_service.store.db import is_postgres
+
+    cls = SharedUsageTracker if is_postgres() else UsageTracker
+    return cls(flush_seconds=flush_seconds)

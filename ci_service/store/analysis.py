@@ -148,28 +148,73 @@ SEARCH_SQL = (
 )
 
 
+# PostgreSQL: the same search_doc table kept by plpgsql triggers, and one pg_trgm index on
+# its text instead of the per-kind FTS5 tables.
+PG_SEARCH_SQL = (
+    "CREATE TABLE IF NOT EXISTS search_doc ("
+    "doc_id BIGSERIAL PRIMARY KEY, kind TEXT NOT NULL, ref_id TEXT NOT NULL, "
+    "workspace_id TEXT NOT NULL, text TEXT NOT NULL DEFAULT '')",
+    "CREATE UNIQUE INDEX IF NOT EXISTS search_doc_ref ON search_doc (kind, ref_id)",
+    "CREATE INDEX IF NOT EXISTS search_doc_ws ON search_doc (workspace_id, kind)",
+    "CREATE INDEX IF NOT EXISTS search_doc_text_trgm ON search_doc USING gin (text gin_trgm_ops)",
+    "CREATE OR REPLACE FUNCTION ci_competitor_search_doc() RETURNS trigger "
+    "LANGUAGE plpgsql AS $body$ BEGIN "
+    "IF TG_OP = 'INSERT' THEN "
+    "INSERT INTO search_doc(kind, ref_id, workspace_id, text) "
+    "VALUES ('competitor', NEW.id, NEW.workspace_id, NEW.name); "
+    "ELSIF TG_OP = 'UPDATE' THEN "
+    "UPDATE search_doc SET text = NEW.name WHERE kind = 'competitor' AND ref_id = OLD.id; "
+    "ELSE DELETE FROM search_doc WHERE kind = 'competitor' AND ref_id = OLD.id; "
+    "END IF; RETURN NULL; END $body$",
+    "CREATE TRIGGER competitor_search_doc AFTER INSERT OR DELETE OR UPDATE OF name "
+    "ON competitor FOR EACH ROW EXECUTE FUNCTION ci_competitor_search_doc()",
+    # Re-inserted on update, as on SQLite: doc_id order is "most recently written first".
+    "CREATE OR REPLACE FUNCTION ci_battlecard_search_doc() RETURNS trigger "
+    "LANGUAGE plpgsql AS $body$ BEGIN "
+    "IF TG_OP <> 'INSERT' THEN "
+    "DELETE FROM search_doc WHERE kind = 'battlecard' AND ref_id = OLD.id; END IF; "
+    "IF TG_OP <> 'DELETE' THEN "
+    "INSERT INTO search_doc(kind, ref_id, workspace_id, text) "
+    "VALUES ('battlecard', NEW.id, NEW.workspace_id, NEW.search_text); END IF; "
+    "RETURN NULL; END $body$",
+    "CREATE TRIGGER battlecard_search_doc AFTER INSERT OR DELETE OR UPDATE OF search_text "
+    "ON battlecard FOR EACH ROW EXECUTE FUNCTION ci_battlecard_search_doc()",
+)
+
+
 def create_search_index(db) -> None:
-    for statement in SEARCH_SQL:
+    from ci_service.store.db import is_postgres
+
+    if is_postgres(db):
+        from ci_service.store.intel import ensure_pg_trgm
+
+        ensure_pg_trgm(db)
+        statements = PG_SEARCH_SQL
+    else:
+        statements = SEARCH_SQL
+    for statement in statements:
         db.execute_sql(statement)
     _fill_search_doc(db)
 
 
 def _fill_search_doc(db) -> None:
-    db.execute_sql(
-        "INSERT OR IGNORE INTO search_doc(kind, ref_id, workspace_id, text) "
-        "SELECT 'competitor', id, workspace_id, name FROM competitor"
-    )
-    db.execute_sql(
-        "INSERT OR IGNORE INTO search_doc(kind, ref_id, workspace_id, text) "
-        "SELECT 'battlecard', id, workspace_id, search_text FROM battlecard"
-    )
+    # Rows already indexed are skipped (ON CONFLICT DO NOTHING: both backends).
+    for kind, text in (("competitor", "name"), ("battlecard", "search_text")):
+        db.execute_sql(
+            "INSERT INTO search_doc(kind, ref_id, workspace_id, text) "
+            f"SELECT '{kind}', id, workspace_id, {text} FROM {kind} WHERE true "
+            "ON CONFLICT (kind, ref_id) DO NOTHING"
+        )
 
 
 def rebuild_search_index() -> None:
-    """Rebuild ``search_doc`` and the per-kind FTS tables from competitors and battlecards
-    (call in a transaction; e.g. after a restore or a bulk load that bypassed the
-    triggers)."""
+    """Rebuild ``search_doc`` (and, on SQLite, the per-kind FTS tables) from competitors
+    and battlecards (call in a transaction; e.g. after a restore or a bulk load that
+    bypassed the triggers)."""
+    from ci_service.store.db import is_postgres
+
     database.execute_sql("DELETE FROM search_doc")
-    for kind in KINDS:
-        database.execute_sql(f"DELETE FROM {kind}_fts")
+    if not is_postgres():
+        for kind in KINDS:
+            database.execute_sql(f"DELETE FROM {kind}_fts")
     _fill_search_doc(database)

@@ -1,4 +1,5 @@
-"""Online backup and restore of the SQLite database file.
+"""Online backup and restore of the SQLite database file (PostgreSQL: ``pg_backup.py``,
+which ``backup_database`` and ``restore_database`` hand a ``postgresql://`` URL to).
 
 ``backup_database`` copies the live file with SQLite's online backup API from a fresh
 read-only connection. The copy is one read transaction, so it is a consistent snapshot of
@@ -30,7 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
-from ci_service.store.db import sqlite_path
+from ci_service.store.db import is_postgres_url, sqlite_path
 
 LOCK_TIMEOUT = 0.5  # seconds to wait for exclusive access to a restore destination
 
@@ -121,6 +122,10 @@ def backup_database(
     another connection writes between steps). ``progress(status, remaining, total)`` is
     sqlite3's callback. Returns ``{"path", "size", "pages", "seconds"}``.
     """
+    if is_postgres_url(source):
+        from ci_service.store.pg_backup import backup_postgres
+
+        return backup_postgres(source, dest, force=force)
     started = time.monotonic()
     source_path = _file_path(source, "source")
     dest_path = Path(dest).expanduser()
@@ -200,11 +205,21 @@ def restore_database(
     unless ``force``, and (always) a destination another process has open. Returns
     ``{"path", "size", "pages", "migrationsApplied", "seconds"}``.
     """
+    if is_postgres_url(dest):
+        from ci_service.store.pg_backup import restore_postgres
+
+        return restore_postgres(backup, dest, force=force)
     started = time.monotonic()
     backup_path = Path(backup).expanduser()
     dest_path = _file_path(dest, "destination")
     if not backup_path.is_file():
         raise BackupError(f"no backup file at {backup_path}")
+    with open(backup_path, "rb") as handle:
+        if handle.read(5) == b"PGDMP":
+            raise BackupError(
+                f"{backup_path} is a PostgreSQL dump: restore it with --database "
+                "postgresql://..., then copy that into SQLite with ci-service migrate-data"
+            )
     if _same_file(backup_path, dest_path):
         raise BackupError(f"{backup_path} is the destination database itself")
     if dest_path.is_dir():
@@ -243,7 +258,7 @@ def restore_database(
         raise
     finally:
         src.close()
-    applied = _migrate(str(dest_path))
+    applied = migrate_database(str(dest_path))
     return {
         "path": str(dest_path),
         "size": dest_path.stat().st_size,
@@ -276,20 +291,21 @@ def _take_exclusive(conn: sqlite3.Connection, path: Path) -> None:
         raise BackupError(f"{path} is not a SQLite database ({exc}); remove it first") from None
 
 
-def _migrate(path: str) -> list[str]:
-    """Bring the restored file's schema up to date (the same migrations ``serve`` runs)."""
-    from ci_service.store.db import database, make_database
+def migrate_database(url_or_path: str) -> list[str]:
+    """Bring a restored database's schema up to date (the same migrations ``serve`` runs);
+    the models end bound to whatever they were bound to before."""
+    from ci_service.store.db import close_database, database, make_database
     from ci_service.store.migrations import migrate
 
     previous = database.obj
-    db = make_database(path)
+    db = make_database(url_or_path, pool_size=1)
     try:
         database.initialize(db)  # migrations use the models, which are bound to the proxy
         with db.connection_context():
             return migrate(db)
     finally:
-        if previous is not None:
-            database.initialize(previous)
+        database.initialize(previous)
+        close_database(db)
 
 
 def hold_open(url_or_path: str) -> sqlite3.Connection | None:
@@ -297,7 +313,10 @@ def hold_open(url_or_path: str) -> sqlite3.Connection | None:
 
     An idle connection holds no lock that blocks anyone, but it does make a restore's
     request for exclusive access fail, which is how a restore knows a server is running.
+    PostgreSQL needs none (a restore counts the database's sessions): None.
     """
+    if is_postgres_url(url_or_path):
+        return None
     path = sqlite_path(url_or_path)
     if path == ":memory:":
         return None

@@ -12,12 +12,18 @@ from ci_service.timeutil import read_stored, stored_text
 
 
 class JSONField(TextField):
-    """JSON stored as text (portable across SQLite and PostgreSQL)."""
+    """JSON: TEXT on SQLite, JSONB on PostgreSQL. Values reach Python as text on both (the
+    PostgreSQL connection leaves JSONB unparsed, store/db.py), and are parsed here."""
+
+    field_type = "JSONTEXT"  # mapped per backend: store/db.py *_FIELD_TYPES
 
     def db_value(self, value):
         if value is None:
             return None
-        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        text = json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+        if "\\u0000" in text:  # a NUL in a string: PostgreSQL's JSONB refuses it (db.py)
+            text = json.dumps(_without_nul(value), separators=(",", ":"), ensure_ascii=False)
+        return text
 
     def python_value(self, value):
         if value is None:
@@ -29,6 +35,16 @@ class JSONField(TextField):
         if value == "{}":
             return {}
         return json.loads(value)
+
+
+def _without_nul(value):
+    if isinstance(value, str):
+        return value.replace("\x00", "")
+    if isinstance(value, list | tuple):
+        return [_without_nul(v) for v in value]
+    if isinstance(value, dict):
+        return {_without_nul(k): _without_nul(v) for k, v in value.items()}
+    return value
 
 
 class UTCDateTimeField(TextField):

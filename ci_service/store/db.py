@@ -1,16 +1,25 @@
-"""Database setup.
+"""Database setup: SQLite (the default, one file) or PostgreSQL (several processes).
 
 One module-level proxy that every model binds to; the app factory and the CLI initialise it
-with a real database (nothing connects at import time). SQLite runs in WAL mode with foreign
-keys on and a busy timeout, and every transaction begins IMMEDIATE: a writer takes the lock
-up front, so concurrent writers wait on the busy timeout instead of failing mid-transaction
-with "database is locked".
+with a real database (nothing connects at import time).
+
+SQLite runs in WAL mode with foreign keys on and a busy timeout, and every transaction
+begins IMMEDIATE: a writer takes the lock up front, so concurrent writers wait on the busy
+timeout instead of failing mid-transaction with "database is locked".
+
+PostgreSQL (``postgresql://user@host/db``) goes through peewee's pooled PostgreSQL support
+on psycopg2. The service's rules were written against SQLite's one-writer-at-a-time
+transactions (check a plan limit, then insert; ``MAX(seq) + 1``; the one-active-job check),
+so every ``transaction()`` on PostgreSQL takes one transaction-level advisory lock first
+(``WRITE_LOCK``): writers are serialized exactly as on SQLite, in every process, while
+reads never wait. Hot counters (rate limits, job claims and leases) do not use
+``transaction()``: they are single atomic statements or row locks of their own.
 """
 
 from __future__ import annotations
 
 import uuid
-from contextlib import contextmanager
+from contextlib import ContextDecorator, contextmanager
 from pathlib import Path
 
 from peewee import Database, DatabaseProxy, SqliteDatabase
@@ -27,6 +36,20 @@ SQLITE_PRAGMAS = {
     "cache_size": -16_000,
 }
 
+# Column types by backend for our own field types (store/base.py).
+SQLITE_FIELD_TYPES = {"JSONTEXT": "TEXT"}
+# FLOAT: peewee says REAL (4 bytes) on PostgreSQL; SQLite REAL is 8 bytes, so keep them equal.
+POSTGRES_FIELD_TYPES = {"JSONTEXT": "JSONB", "FLOAT": "DOUBLE PRECISION"}
+
+# Advisory lock keys (PostgreSQL). Advisory locks are per database, so two installations
+# on one server never share them.
+WRITE_LOCK = 7_301_001  # held by every write transaction until it ends
+MIGRATE_LOCK = 7_301_002  # held while migrations run (processes starting at once)
+SCHEDULER_LOCK = 7_301_003  # held by the one process that runs the scheduler
+
+POSTGRES_SCHEMES = ("postgresql://", "postgres://")
+DEFAULT_POOL_SIZE = 20
+
 
 class UnsupportedDatabase(ValueError):
     pass
@@ -34,6 +57,10 @@ class UnsupportedDatabase(ValueError):
 
 def new_id() -> str:
     return uuid.uuid4().hex
+
+
+def is_postgres_url(url_or_path: str) -> bool:
+    return str(url_or_path).startswith(POSTGRES_SCHEMES)
 
 
 def sqlite_path(url_or_path: str) -> str:
@@ -44,33 +71,152 @@ def sqlite_path(url_or_path: str) -> str:
     if "://" in text:
         scheme = text.split("://", 1)[0]
         raise UnsupportedDatabase(
-            f"unsupported database URL scheme '{scheme}': use a file path or sqlite:///path"
+            f"unsupported database URL scheme '{scheme}': use a file path, sqlite:///path "
+            "or postgresql://user@host/db"
         )
     return text
 
 
-def make_database(url_or_path: str) -> Database:
-    path = sqlite_path(url_or_path)
+def redact_url(url_or_path: str) -> str:
+    """The database URL with any password replaced, for logs and messages."""
+    from urllib.parse import urlsplit, urlunsplit
+
+    text = str(url_or_path)
+    if not is_postgres_url(text):
+        return text
+    parts = urlsplit(text)
+    if parts.password is None:
+        return text
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@", 1)
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+def storable_text(text: str) -> str:
+    """``text`` as both backends can store it: without NUL characters (PostgreSQL refuses
+    them in TEXT and JSONB) and with lone surrogates (not encodable as UTF-8: both backends
+    refuse them) replaced by U+FFFD. Neither is text a person wrote; the rest is kept."""
+    if "\x00" in text:
+        text = text.replace("\x00", "")
+    if not text.isascii():
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            text = "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+    return text
+
+
+def _storable(params):
+    if not params:
+        return params
+    return [storable_text(p) if isinstance(p, str) else p for p in params]
+
+
+class SQLiteDatabase(SqliteDatabase):
+    backend = "sqlite"
+
+    def execute_sql(self, sql, params=None):
+        return super().execute_sql(sql, _storable(params))
+
+
+def _postgres_class():
+    from playhouse.pool import PooledPostgresqlDatabase
+
+    class PostgresDatabase(PooledPostgresqlDatabase):
+        """Pooled PostgreSQL whose JSONB values arrive as text, as SQLite's do: JSONField
+        parses them itself, so both backends give the same Python values."""
+
+        backend = "postgresql"
+
+        def execute_sql(self, sql, params=None):
+            return super().execute_sql(sql, _storable(params))
+
+        def _connect(self):
+            import psycopg2.extras
+
+            conn = super()._connect()
+            psycopg2.extras.register_default_jsonb(conn, loads=lambda text: text)
+            psycopg2.extras.register_default_json(conn, loads=lambda text: text)
+            return conn
+
+    return PostgresDatabase
+
+
+def make_database(url_or_path: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> Database:
+    text = str(url_or_path)
+    if is_postgres_url(text):
+        if text.startswith("postgres://"):
+            text = "postgresql://" + text[len("postgres://") :]
+        return _postgres_class()(
+            text,
+            max_connections=pool_size,
+            stale_timeout=300,
+            timeout=30,  # wait this long for a free pooled connection, then fail
+            field_types=POSTGRES_FIELD_TYPES,
+        )
+    path = sqlite_path(text)
     if path != ":memory:":
         Path(path).expanduser().parent.mkdir(parents=True, exist_ok=True)
         path = str(Path(path).expanduser())
-    return SqliteDatabase(path, pragmas=SQLITE_PRAGMAS, timeout=10, lock_type="IMMEDIATE")
+    return SQLiteDatabase(
+        path,
+        pragmas=SQLITE_PRAGMAS,
+        timeout=10,
+        lock_type="IMMEDIATE",
+        field_types=SQLITE_FIELD_TYPES,
+    )
 
 
-def open_database(url_or_path: str) -> Database:
+def is_postgres(db: Database | None = None) -> bool:
+    db = db if db is not None else database.obj
+    return getattr(db, "backend", None) == "postgresql"
+
+
+def open_database(url_or_path: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> Database:
     """Bind the models to the database at ``url_or_path`` and bring its schema up to date."""
     from ci_service.store.migrations import migrate
 
-    db = make_database(url_or_path)
+    db = make_database(url_or_path, pool_size=pool_size)
     database.initialize(db)
     with db.connection_context():
         migrate(db)
     return db
 
 
+def close_database(db: Database | None = None) -> None:
+    """Close every connection of ``db`` (PostgreSQL: the whole pool)."""
+    db = db if db is not None else database.obj
+    if db is None:
+        return
+    if not db.is_closed():
+        db.close()
+    close_all = getattr(db, "close_all", None)
+    if close_all is not None:
+        close_all()
+
+
+class _Transaction(ContextDecorator):
+    """``database.atomic()`` that, on PostgreSQL, takes ``WRITE_LOCK`` when it is the
+    outermost transaction (nested calls are savepoints and already hold it)."""
+
+    def __enter__(self):
+        self._atomic = database.atomic()
+        txn = self._atomic.__enter__()
+        if is_postgres() and database.transaction_depth() == 1:
+            try:
+                database.execute_sql("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
+            except BaseException as exc:
+                self._atomic.__exit__(type(exc), exc, exc.__traceback__)
+                raise
+        return txn
+
+    def __exit__(self, exc_type, exc, tb):
+        return self._atomic.__exit__(exc_type, exc, tb)
+
+
 def transaction():
-    """One write unit: BEGIN IMMEDIATE ... COMMIT (nested calls become savepoints)."""
-    return database.atomic()
+    """One write unit: BEGIN IMMEDIATE ... COMMIT on SQLite, BEGIN + the write lock on
+    PostgreSQL (nested calls become savepoints)."""
+    return _Transaction()
 
 
 @contextmanager

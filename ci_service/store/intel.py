@@ -9,6 +9,10 @@ step inside the writing transaction; SQLite fires them for foreign-key cascade d
 ``seq`` is a per-database insertion counter: the FTS rowid, and the "newest first" order.
 It is an explicit column rather than SQLite's implicit rowid because VACUUM may renumber
 the implicit rowid of a table without an INTEGER PRIMARY KEY.
+
+On PostgreSQL the same searches go through ``pg_trgm`` GIN indexes on ``title`` and
+``content`` (``ILIKE`` with a trigram index is the same substring match), so there is no
+separate index table to keep in step.
 """
 
 from __future__ import annotations
@@ -74,6 +78,7 @@ class IntelEmbedding(Model):
     model = CharField(max_length=200)
     dimension = IntegerField()
     vector = BlobField()
+    stamp = IntegerField(default=0)  # commit order of writes (migration 0013, next_stamp)
 
     class Meta:
         database = database
@@ -100,17 +105,74 @@ FTS_SQL = (
 )
 
 
+PG_TRGM_SQL = (
+    "CREATE INDEX IF NOT EXISTS intel_item_title_trgm ON intel_item USING gin (title gin_trgm_ops)",
+    "CREATE INDEX IF NOT EXISTS intel_item_content_trgm ON intel_item "
+    "USING gin (content gin_trgm_ops)",
+)
+
+
+def ensure_pg_trgm(db) -> None:
+    """Create the pg_trgm extension, or say clearly who must."""
+    from peewee import ProgrammingError
+
+    try:
+        with db.atomic():
+            db.execute_sql("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    except ProgrammingError as exc:
+        raise RuntimeError(
+            "the PostgreSQL extension pg_trgm is needed for search: run "
+            "'CREATE EXTENSION pg_trgm;' in this database as a superuser, then start again"
+        ) from exc
+
+
 def create_intel_fts(db) -> None:
-    for statement in FTS_SQL:
+    from ci_service.store.db import is_postgres
+
+    if is_postgres(db):
+        ensure_pg_trgm(db)
+        statements = PG_TRGM_SQL
+    else:
+        statements = FTS_SQL
+    for statement in statements:
         db.execute_sql(statement)
 
 
 def rebuild_intel_fts() -> None:
-    """Rebuild the full-text index from ``intel_item`` (after a restore or a bulk load)."""
-    database.execute_sql("INSERT INTO intel_fts(intel_fts) VALUES ('rebuild')")
+    """Rebuild the full-text index from ``intel_item`` (after a restore or a bulk load).
+    PostgreSQL's trigram indexes are maintained by the table itself: nothing to do."""
+    from ci_service.store.db import is_postgres
+
+    if not is_postgres():
+        database.execute_sql("INSERT INTO intel_fts(intel_fts) VALUES ('rebuild')")
+
+
+def next_stamp() -> int:
+    """The next embedding ``stamp``; call inside the write transaction (it holds the write
+    lock, so stamps are handed out, and committed, in order)."""
+    row = database.execute_sql("SELECT COALESCE(MAX(stamp), 0) + 1 FROM intel_embedding").fetchone()
+    return int(row[0])
 
 
 def next_seq() -> int:
     """The next ``seq``; call inside the write transaction (it holds the write lock)."""
     row = database.execute_sql("SELECT COALESCE(MAX(seq), 0) + 1 FROM intel_item").fetchone()
     return int(row[0])
+
+
+def upsert_embeddings(rows: list[dict]) -> None:
+    """Insert or replace vectors (``item``, ``workspace``, ``model``, ``dimension``,
+    ``vector``), each stamped in commit order; call inside the write transaction."""
+    if not rows:
+        return
+    stamp = next_stamp()
+    IntelEmbedding.insert_many([{**row, "stamp": stamp} for row in rows]).on_conflict(
+        conflict_target=[IntelEmbedding.item],
+        preserve=[
+            IntelEmbedding.workspace,
+            IntelEmbedding.model,
+            IntelEmbedding.dimension,
+            IntelEmbedding.vector,
+            IntelEmbedding.stamp,
+        ],
+    ).execute()

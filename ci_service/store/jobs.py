@@ -11,17 +11,23 @@ completed, failed or cancelled, no later write (from a slow worker, say) can res
 
 Internal states: a job is exposed as ``running`` from the moment it is queued. While no
 worker has claimed it, ``claimed_at`` is null and ``current_step`` is ``Queued``.
+
+Leases (issue 15): a claim stamps ``lease_expires_at``, which the claiming process renews
+(``renew_leases``) while it runs the job. Several processes share one PostgreSQL database,
+so a job whose lease ran out (its process died) is failed by any live process
+(``recover_expired``), not by the next one to start. A claimed job without a lease has no
+one renewing it and counts as expired.
 """
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
-from peewee import BooleanField, CharField, FloatField, ForeignKeyField, TextField
+from peewee import BlobField, BooleanField, CharField, FloatField, ForeignKeyField, TextField
 
 from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
-from ci_service.store.db import transaction
+from ci_service.store.db import database, is_postgres, transaction
 from ci_service.store.identity import Workspace
 from ci_service.timeutil import utcnow
 
@@ -35,6 +41,8 @@ INTERRUPTED_STEP = "Interrupted"
 
 CANCELLED_ERROR = "The job was cancelled"
 INTERRUPTED_ERROR = "The service stopped while this job was running; start it again"
+
+DEFAULT_LEASE_SECONDS = 60.0
 
 
 class Job(BaseModel):
@@ -57,6 +65,7 @@ class Job(BaseModel):
     claimed_at = UTCDateTimeField(null=True)  # None: queued, waiting for a worker
     claimed_by = CharField(max_length=200, null=True)  # "host:pid:thread" of the worker
     completed_at = UTCDateTimeField(null=True)
+    lease_expires_at = UTCDateTimeField(null=True)  # renewed by the worker (migration 0013)
 
     class Meta:
         indexes = ((("status", "claimed_at", "created_at"), False),)
@@ -76,6 +85,15 @@ Job.add_index(
 )
 
 
+class JobUpload(BaseModel):
+    """An uploaded document waiting for its job, in the database (PostgreSQL), so a worker
+    on another machine can read it; SQLite installations spool it to a file beside the
+    database instead (pipeline/offering_jobs.py)."""
+
+    data = BlobField()
+    created_at = UTCDateTimeField(default=utcnow)
+
+
 def _running(job_id: str):
     return (Job.id == job_id) & (Job.status == "running")
 
@@ -84,28 +102,68 @@ def is_running(job_id: str) -> bool:
     return Job.select().where(_running(job_id)).exists()
 
 
-def claim(worker: str, now: datetime | None = None) -> Job | None:
+def claim(
+    worker: str, now: datetime | None = None, *, lease_seconds: float | None = None
+) -> Job | None:
     """Take the oldest queued job for ``worker``, or None when the queue is empty.
 
-    One IMMEDIATE transaction selects the job and stamps ``claimed_at``/``claimed_by``, so
-    two workers (threads or processes) never claim the same job. The row stays in place.
+    Stamps ``claimed_at``/``claimed_by`` and a lease of ``lease_seconds`` (None: no lease, so
+    any process may recover the job at once; the runner always passes one). Two workers
+    (threads or processes) never claim the same job, and the row stays in place:
+
+    - SQLite: one IMMEDIATE transaction (one writer at a time) selects and stamps the job.
+    - PostgreSQL: ``SELECT ... FOR UPDATE SKIP LOCKED`` in a plain transaction, so parallel
+      claims take different rows at once, without waiting on the global write lock.
     """
     now = now or utcnow()
-    with transaction():
-        job = (
-            Job.select()
-            .where(Job.status == "running", Job.claimed_at.is_null())
-            .order_by(Job.created_at, Job.id)
-            .first()
-        )
+    lease = now + timedelta(seconds=lease_seconds) if lease_seconds is not None else None
+    queued = (
+        Job.select()
+        .where(Job.status == "running", Job.claimed_at.is_null())
+        .order_by(Job.created_at, Job.id)
+        .limit(1)
+    )
+    postgres = is_postgres()
+    with database.atomic() if postgres else transaction():
+        if postgres:
+            queued = queued.for_update(skip_locked=True)
+        job = queued.first()
         if job is None:
             return None
-        Job.update(claimed_at=now, claimed_by=worker, started_at=now).where(
-            _running(job.id), Job.claimed_at.is_null()
-        ).execute()
+        stamped = (
+            Job.update(claimed_at=now, claimed_by=worker, started_at=now, lease_expires_at=lease)
+            .where(_running(job.id), Job.claimed_at.is_null())
+            .execute()
+        )
+        if stamped != 1:  # cancelled meanwhile (the row lock or the write lock says so)
+            return None
     job.claimed_at = job.started_at = now
     job.claimed_by = worker
+    job.lease_expires_at = lease
     return job
+
+
+def renew_leases(
+    job_ids: list[str], workers: list[str], lease_seconds: float, now: datetime | None = None
+) -> int:
+    """Extend the leases of ``job_ids`` still running and claimed by one of ``workers``
+    (one statement, no write lock); returns how many were renewed."""
+    if not job_ids:
+        return 0
+    expires = (now or utcnow()) + timedelta(seconds=lease_seconds)
+    return (
+        Job.update(lease_expires_at=expires)
+        .where(Job.id.in_(job_ids), Job.status == "running", Job.claimed_by.in_(workers))
+        .execute()
+    )
+
+
+def _expired(now: datetime):
+    return (
+        (Job.status == "running")
+        & Job.claimed_at.is_null(False)
+        & (Job.lease_expires_at.is_null() | (Job.lease_expires_at < now))
+    )
 
 
 def update_running(job_id: str, **fields: Any) -> bool:
@@ -196,3 +254,37 @@ def recover_orphans(now: datetime | None = None) -> list[Job]:
                 current_step=INTERRUPTED_STEP,
             )
     return orphans
+
+
+def any_expired(now: datetime | None = None) -> bool:
+    """Whether a claimed job's lease expired before ``now`` (a read, no lock)."""
+    return Job.select().where(_expired(now or utcnow())).exists()
+
+
+def recover_expired(now: datetime | None = None) -> list[Job]:
+    """Fail every claimed job whose lease expired before ``now`` (its process died).
+
+    Safe to call from every process at once: each job is failed by exactly one of them,
+    and a lease renewed meanwhile is left alone (the guarded update re-checks it).
+    Failed as ``recover_orphans`` does (currentStep ``Interrupted``); returns the jobs it
+    failed, as they were before.
+    """
+    now = now or utcnow()
+    recovered = []
+    with transaction():
+        for job in Job.select().where(_expired(now)).order_by(Job.created_at):
+            changed = (
+                Job.update(
+                    status="failed",
+                    error=INTERRUPTED_ERROR,
+                    steps=_fail_running_steps(job.steps),
+                    progress_message=None,
+                    current_step=INTERRUPTED_STEP,
+                    completed_at=now,
+                )
+                .where((Job.id == job.id) & _expired(now))
+                .execute()
+            )
+            if changed == 1:
+                recovered.append(job)
+    return recovered

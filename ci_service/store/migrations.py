@@ -39,6 +39,12 @@ def add_column_if_missing(db: Database, table: str, column: str, field) -> None:
         run_operations(SchemaMigrator.from_database(db).add_column(table, column, field))
 
 
+def is_postgres(db: Database) -> bool:
+    from ci_service.store.db import is_postgres as check
+
+    return check(db)
+
+
 def applied_migrations(db: Database) -> list[str]:
     cursor = db.execute_sql("SELECT name FROM schema_migrations ORDER BY applied_at, name")
     return [row[0] for row in cursor.fetchall()]
@@ -47,6 +53,20 @@ def applied_migrations(db: Database) -> list[str]:
 def migrate(db: Database) -> list[str]:
     """Apply every pending migration; return the names applied now."""
     _load_all_migrations()
+    if not is_postgres(db):
+        return _migrate(db)
+    from ci_service.store.db import MIGRATE_LOCK
+
+    # Processes starting at once: the first applies, the others wait, then find it done.
+    db.execute_sql("SELECT pg_advisory_lock(%s)", (MIGRATE_LOCK,))
+    try:
+        return _migrate(db)
+    finally:
+        db.execute_sql("SELECT pg_advisory_unlock(%s)", (MIGRATE_LOCK,))
+
+
+def _migrate(db: Database) -> list[str]:
+    p = db.param
     db.execute_sql(
         "CREATE TABLE IF NOT EXISTS schema_migrations (name TEXT PRIMARY KEY, applied_at TEXT)"
     )
@@ -54,16 +74,33 @@ def migrate(db: Database) -> list[str]:
     for name, fn in MIGRATIONS:
         with db.atomic():
             # Re-checked inside the write lock: two processes starting at once apply it once.
-            done = db.execute_sql("SELECT 1 FROM schema_migrations WHERE name = ?", (name,))
+            done = db.execute_sql(f"SELECT 1 FROM schema_migrations WHERE name = {p}", (name,))
             if done.fetchone():
                 continue
             fn(db)
+            if is_postgres(db):
+                _text_columns(db)  # before a later migration's trigger depends on them
             db.execute_sql(
-                "INSERT INTO schema_migrations (name, applied_at) VALUES (?, ?)",
+                f"INSERT INTO schema_migrations (name, applied_at) VALUES ({p}, {p})",
                 (name, iso(utcnow())),
             )
             applied_now.append(name)
     return applied_now
+
+
+def _text_columns(db: Database) -> None:
+    """PostgreSQL: every string column is TEXT, as on SQLite.
+
+    peewee declares ``CharField(max_length=n)`` as ``VARCHAR(n)``, which PostgreSQL
+    enforces and SQLite does not; lengths are the API's validation's job, so one backend
+    must not turn a long crawled URL into an error that the other accepts. Changing
+    VARCHAR to TEXT rewrites nothing (they are binary compatible)."""
+    rows = db.execute_sql(
+        "SELECT table_name, column_name FROM information_schema.columns "
+        "WHERE table_schema = current_schema() AND data_type = 'character varying'"
+    ).fetchall()
+    for table, column in rows:
+        db.execute_sql(f'ALTER TABLE "{table}" ALTER COLUMN "{column}" TYPE TEXT')
 
 
 def _load_all_migrations() -> None:

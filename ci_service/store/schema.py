@@ -84,3 +84,23 @@ def create_alerts(db):
     from ci_service.store.alerts import ALERT_MODELS
 
     db.create_tables(ALERT_MODELS)
+
+
+@migration("0013_scale_out")
+def add_scale_out_columns(db):
+    # New fields, not the model's: later model changes must not change this migration.
+    from peewee import IntegerField
+
+    from ci_service.store.base import UTCDateTimeField
+    from ci_service.store.jobs import JobUpload
+
+    db.create_tables([JobUpload])
+    # A claimed job's lease: renewed by its worker, taken over by any process once past.
+    add_column_if_missing(db, "job", "lease_expires_at", UTCDateTimeField(null=True))
+    # Commit-ordered stamp of each stored vector: other processes' in-memory indexes read
+    # the vectors stamped after the last one they hold (services/intel_index.py).
+    add_column_if_missing(db, "intel_embedding", "stamp", IntegerField(default=0))
+    db.execute_sql(
+        "CREATE INDEX IF NOT EXISTS intel_embedding_workspace_stamp "
+        "ON intel_embedding (workspace_id, stamp)"
+    )

@@ -9,9 +9,9 @@ from pathlib import Path
 from flask import Flask, g, send_from_directory
 
 from ci_service import __version__
-from ci_service.services.usage import UsageTracker
+from ci_service.services.usage import make_tracker
 from ci_service.settings import Settings, load_settings
-from ci_service.store.db import database, open_database
+from ci_service.store.db import close_database, database, open_database
 from ci_service.web import auth
 from ci_service.web.api import Api
 from ci_service.web.errors import register_error_handlers
@@ -66,9 +66,9 @@ def create_app(
     )
     app.json.sort_keys = False
 
-    db = open_database(settings.database)
+    db = open_database(settings.database, pool_size=settings.database_pool_size)
     app.extensions["ci_database"] = db
-    app.extensions["ci_usage"] = UsageTracker(flush_seconds=settings.usage_flush_seconds)
+    app.extensions["ci_usage"] = make_tracker(settings.usage_flush_seconds)
 
     @app.before_request
     def open_connection():
@@ -110,7 +110,11 @@ def create_app(
 
 
 def shutdown_app(app: Flask) -> None:
-    """Persist pending usage counters; safe to call more than once."""
+    """Persist pending usage counters and close the database's connections (PostgreSQL:
+    the pool); safe to call more than once."""
     usage = app.extensions.get("ci_usage")
     if usage is not None:
         usage.flush()
+    db = app.extensions.get("ci_database")
+    if db is not None:
+        close_database(db)

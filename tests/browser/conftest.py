@@ -129,9 +129,9 @@ def chromium() -> str:
 
 
 @pytest.fixture(scope="session")
-def live(chromium, tmp_path_factory) -> Live:
-    """The live app (one for the session), seeded through the CLI."""
-    database = str(tmp_path_factory.mktemp("browser-db") / "ci.db")
+def live(chromium, session_database_url) -> Live:
+    """The live app (one for the session and backend), seeded through the CLI."""
+    database = session_database_url
     created = run_cli(database, "workspaces", "create", "acme", "--plan", "ENTERPRISE")
     assert created.returncode == 0, created.stderr
     env = {
