@@ -195,6 +195,23 @@ def require_postgres(databases: PostgresDatabases) -> None:
     pytest.skip(databases.error or "PostgreSQL is not usable")
 
 
+def postgres_maker(databases: PostgresDatabases, migrated: bool = True):
+    """For a fixture: ``yield from postgres_maker(postgres_databases)`` gives the test
+    ``make(migrated=...) -> a new PostgreSQL database URL`` and drops every one it made
+    afterwards (not back to the reuse pool: a restore or migration changes the schema)."""
+    require_postgres(databases)
+    made = []
+
+    def make(migrated: bool = migrated) -> str:
+        url = databases.create(migrated=migrated)
+        made.append(url)
+        return url
+
+    yield make
+    for url in made:
+        databases.drop(url)
+
+
 def everything_stored(database: str, backend: str) -> tuple[str, bytes]:
     """Every stored row as text, and (SQLite) the file's bytes."""
     if backend == "postgresql":

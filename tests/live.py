@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from typing import Self
 
 import httpx
 
@@ -30,7 +31,76 @@ def run_cli(database: str, *args: str, env: dict | None = None) -> subprocess.Co
     )
 
 
-class LiveServer:
+class ChildProcess:
+    """A ci-service child process whose stderr a thread reads. ``stop()`` is the graceful
+    path (SIGTERM, then wait), ``kill()`` the crash path (SIGKILL); ``with`` starts it and
+    ends it either way. A subclass sets ``self.env`` and ``self.process`` (None until
+    started) and starts the process with ``_spawn``."""
+
+    stop_timeout: float = 15
+    kill_when_stop_times_out = False  # else stop() raises subprocess.TimeoutExpired
+    env: dict
+    process: subprocess.Popen | None
+
+    def start(self, timeout: float = 30) -> Self:
+        raise NotImplementedError
+
+    def _spawn(self, command: list[str], on_line, **popen_options) -> None:
+        """Start ``command`` and a thread that calls ``on_line`` with each stderr line."""
+        self.process = subprocess.Popen(
+            command,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=self.env,
+            **popen_options,
+        )
+
+        def pump():
+            for line in self.process.stderr:
+                on_line(line)
+
+        self._pump = threading.Thread(target=pump, daemon=True)
+        self._pump.start()
+
+    def stop(self, timeout: float | None = None) -> int:
+        """SIGTERM and wait (``stop_timeout`` by default): the graceful path; the exit code."""
+        if self.process is None:
+            return 0
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=self.stop_timeout if timeout is None else timeout)
+            except subprocess.TimeoutExpired:
+                if not self.kill_when_stop_times_out:
+                    raise
+                self.kill()
+        self._close_pipe()
+        return self.process.returncode
+
+    def kill(self) -> None:
+        """SIGKILL: the crash path (no cleanup at all)."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=15)
+        self._close_pipe()
+
+    def _close_pipe(self) -> None:
+        if self.process is not None and self.process.stderr and not self.process.stderr.closed:
+            self._pump.join(timeout=5)  # the pipe ends when the process does
+            self.process.stderr.close()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(self, *exc) -> None:
+        try:
+            self.stop()
+        finally:
+            self.kill()
+
+
+class LiveServer(ChildProcess):
     """``with LiveServer(db) as server: httpx.get(server.url + "/healthz")``"""
 
     def __init__(self, database: str, *serve_args: str, env: dict | None = None):
@@ -42,22 +112,14 @@ class LiveServer:
         self.stderr_lines: list[str] = []
 
     def start(self, timeout: float = 30) -> LiveServer:
-        self.process = subprocess.Popen(
-            ci_service_command(self.database, "serve", "--port", "0", *self.serve_args),
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=self.env,
-        )
         lines: queue.Queue[str] = queue.Queue()
 
-        def pump():
-            for line in self.process.stderr:
-                self.stderr_lines.append(line)
-                lines.put(line)
+        def on_line(line: str) -> None:
+            self.stderr_lines.append(line)
+            lines.put(line)
 
-        self._pump = threading.Thread(target=pump, daemon=True)
-        self._pump.start()
+        command = ci_service_command(self.database, "serve", "--port", "0", *self.serve_args)
+        self._spawn(command, on_line)
         deadline = time.monotonic() + timeout
         while not self.url:
             remaining = deadline - time.monotonic()
@@ -72,37 +134,6 @@ class LiveServer:
                 self.url = match.group(1)
         wait_until_responds(self.url + "/healthz", timeout=deadline - time.monotonic())
         return self
-
-    def stop(self, timeout: float = 15) -> int:
-        """SIGTERM and wait: the graceful shutdown path."""
-        if self.process is None:
-            return 0
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            self.process.wait(timeout=timeout)
-        self._close_pipe()
-        return self.process.returncode
-
-    def kill(self) -> None:
-        """SIGKILL: the crash path."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=15)
-        self._close_pipe()
-
-    def _close_pipe(self) -> None:
-        if self.process is not None and self.process.stderr and not self.process.stderr.closed:
-            self._pump.join(timeout=5)  # the pipe ends when the process does
-            self.process.stderr.close()
-
-    def __enter__(self) -> LiveServer:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        try:
-            self.stop()
-        finally:
-            self.kill()
 
 
 def wait_until_responds(url: str, timeout: float = 10) -> None:

@@ -12,7 +12,7 @@ import psycopg2
 import pytest
 
 from ci_service.store.pg_backup import connection_args
-from tests.backends import require_postgres
+from tests.backends import postgres_maker
 from tests.live import LiveServer, run_cli
 
 PASSWORD = "hunter2-not-logged"
@@ -21,17 +21,7 @@ PASSWORD = "hunter2-not-logged"
 @pytest.fixture
 def pg(postgres_databases):
     """pg(migrated=True) -> a new PostgreSQL database URL, dropped afterwards."""
-    require_postgres(postgres_databases)
-    made = []
-
-    def make(migrated: bool = True) -> str:
-        url = postgres_databases.create(migrated=migrated)
-        made.append(url)
-        return url
-
-    yield make
-    for url in made:
-        postgres_databases.drop(url)
+    yield from postgres_maker(postgres_databases)
 
 
 @pytest.fixture(autouse=True)

@@ -10,27 +10,17 @@ through waitress's thread pool, one connection per request.)
 
 from __future__ import annotations
 
-import threading
 import time
 
 import httpx
 import pytest
 
-from ci_service.services import apikeys
-from ci_service.services.workspaces import create_workspace
-from ci_service.store.db import connection, open_database
+from ci_service.store.db import open_database
+from tests.concurrency_support import all_at_once, make_key, starter_creates
 from tests.live import LiveServer, wait_for
 
 SERVE_ARGS = ("--threads", "8", "--no-scheduler", "--job-workers", "0")
 RATE_LIMIT = 40
-
-
-def make_key(plan: str, name: str, rate_limit: int | None = None) -> str:
-    with connection():
-        workspace = create_workspace(name, plan)
-        user = apikeys.ensure_user(workspace, None, "OWNER")
-        _, key = apikeys.create_key(user, name=name, rate_limit=rate_limit)
-    return key
 
 
 @pytest.fixture(scope="module")
@@ -38,32 +28,11 @@ def live(module_database_url):
     database = module_database_url
     open_database(str(database))
     keys = {
-        "starter": make_key("STARTER", "starter"),
-        "limited": make_key("ENTERPRISE", "limited", rate_limit=RATE_LIMIT),
+        "starter": make_key("STARTER", "starter")[1],
+        "limited": make_key("ENTERPRISE", "limited", rate_limit=RATE_LIMIT)[1],
     }
     with LiveServer(str(database), *SERVE_ARGS) as server:
         yield server, keys
-
-
-def all_at_once(count: int, call) -> list:
-    """Run ``call(i)`` in ``count`` threads released together; return results in order."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-
-    def run(i):
-        barrier.wait(timeout=30)
-        try:
-            results[i] = call(i)
-        except Exception as exc:  # reported by the assertions, with the thread's error
-            results[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(t.is_alive() for t in threads), "a client thread hung"
-    return results
 
 
 def test_parallel_creates_never_overshoot_the_starter_limit(live):
@@ -75,16 +44,11 @@ def test_parallel_creates_never_overshoot_the_starter_limit(live):
         return httpx.post(server.url + "/api/competitors", json=body, headers=headers, timeout=30)
 
     responses = all_at_once(12, create)
-    assert all(isinstance(r, httpx.Response) for r in responses), responses
-    statuses = sorted(r.status_code for r in responses)
-    assert statuses == [200] * 3 + [403] * 9, [r.text for r in responses if r.status_code >= 500]
+    created = starter_creates(responses)
     for response in responses:
         if response.status_code == 403:
             error = response.json()["error"]
-            assert error["code"] == "UPGRADE_REQUIRED"
-            assert (error["limit"], error["currentCount"]) == (3, 3)
             assert (error["currentPlan"], error["requiredPlan"]) == ("STARTER", "PRO")
-    created = {r.json()["competitor"]["id"] for r in responses if r.status_code == 200}
     listed = httpx.get(server.url + "/api/competitors", headers=headers, timeout=10)
     assert {c["id"] for c in listed.json()["competitors"]} == created
 

@@ -22,6 +22,7 @@ from ci_service.store.db import WRITE_LOCK, connection, database, transaction
 from ci_service.store.events import Event
 from ci_service.store.jobs import INTERRUPTED_ERROR, INTERRUPTED_STEP, Job
 from ci_service.timeutil import utcnow
+from tests.concurrency_support import all_at_once
 from tests.jobs_support import competitor, fetch, wait_for
 from tests.worker_live import WorkerProcess
 
@@ -41,28 +42,6 @@ class Clock:
         self.now += timedelta(seconds=seconds)
 
 
-def all_at_once(count: int, call) -> list:
-    """Run ``call(i)`` in ``count`` threads released together; results (or errors) in order."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-
-    def run(i):
-        barrier.wait(timeout=30)
-        try:
-            with connection():
-                results[i] = call(i)
-        except Exception as exc:  # reported by the assertions
-            results[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(60)
-    assert not any(t.is_alive() for t in threads)
-    return results
-
-
 def test_parallel_claims_never_take_one_job_twice(make_workspace, job_type):
     job_type("t-claim", [("one", "One")])
     ws = make_workspace()
@@ -75,7 +54,7 @@ def test_parallel_claims_never_take_one_job_twice(make_workspace, job_type):
             taken.append(job.id)
         return taken
 
-    results = all_at_once(8, drain)
+    results = all_at_once(8, drain, context=connection)
     errors = [r for r in results if isinstance(r, Exception)]
     assert not errors, errors
     claimed = [job_id for taken in results for job_id in taken]
@@ -249,7 +228,9 @@ def test_one_active_job_under_parallel_enqueues(make_workspace, job_type):
     job_type("t-one", [("one", "One")], competitor=True)
     ws = make_workspace()
     rival = competitor(ws)
-    results = all_at_once(12, lambda i: enqueue(ws.id, "t-one", competitor_id=rival.id).id)
+    results = all_at_once(
+        12, lambda i: enqueue(ws.id, "t-one", competitor_id=rival.id).id, context=connection
+    )
     assert not [r for r in results if isinstance(r, Exception)], results
     assert len(set(results)) == 1
     with connection():

@@ -22,7 +22,7 @@ from ci_service.settings import load_settings
 from ci_service.store.db import connection
 from ci_service.store.transfer import model_classes
 from ci_service.web.app import create_app, shutdown_app
-from tests.backends import require_postgres
+from tests.backends import postgres_maker
 from tests.conftest import ApiClient
 from tests.live import LiveServer, run_cli
 from tests.resource_helpers import ok
@@ -48,17 +48,7 @@ def make_api(app) -> ApiClient:
 @pytest.fixture
 def pg(postgres_databases):
     """pg() -> a new, empty (unmigrated) PostgreSQL database URL, dropped afterwards."""
-    require_postgres(postgres_databases)
-    made = []
-
-    def make() -> str:
-        url = postgres_databases.create(migrated=False)
-        made.append(url)
-        return url
-
-    yield make
-    for url in made:
-        postgres_databases.drop(url)
+    yield from postgres_maker(postgres_databases, migrated=False)
 
 
 @pytest.fixture

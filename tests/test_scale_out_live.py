@@ -15,7 +15,6 @@ by ``search_intel`` on ``b`` without a restart. PostgreSQL only (SQLite: one pro
 from __future__ import annotations
 
 import re
-import threading
 import time
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -26,13 +25,12 @@ import pytest
 
 from ci_service.jobs.queue import enqueue
 from ci_service.jobs.registry import REGISTRY
-from ci_service.services import apikeys
-from ci_service.services.workspaces import create_workspace
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import close_database, connection, open_database
 from ci_service.store.jobs import INTERRUPTED_ERROR, INTERRUPTED_STEP, Job
 from ci_service.timeutil import utcnow
 from tests.backends import require_postgres
+from tests.concurrency_support import all_at_once, make_key, starter_creates
 from tests.live import LiveServer, run_cli, wait_for
 from tests.worker_live import REPO, WorkerProcess
 
@@ -70,14 +68,6 @@ class Cluster:
 
     def logs(self) -> list[str]:
         return [*self.worker.lines, *self.a.stderr_lines, *self.b.stderr_lines]
-
-
-def make_key(plan: str, name: str) -> tuple[str, str]:
-    with connection():
-        workspace = create_workspace(name, plan)
-        user = apikeys.ensure_user(workspace, None, "OWNER")
-        _, key = apikeys.create_key(user, name=name)
-    return workspace.id, key
 
 
 def fetch(job_id: str) -> Job:
@@ -137,27 +127,6 @@ def cluster(request, postgres_databases, tmp_path_factory):
         postgres_databases.drop(url)
 
 
-def all_at_once(count: int, call) -> list:
-    """Run ``call(i)`` in ``count`` threads released together; results (or errors) in order."""
-    barrier = threading.Barrier(count)
-    results: list = [None] * count
-
-    def run(i):
-        barrier.wait(timeout=30)
-        try:
-            results[i] = call(i)
-        except Exception as exc:  # reported by the assertions
-            results[i] = exc
-
-    threads = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(count)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(timeout=60)
-    assert not any(t.is_alive() for t in threads), "a client thread hung"
-    return results
-
-
 def test_rate_limit_is_exact_over_both_servers(cluster):
     headers = {"X-API-Key": cluster.keys["limited"]}
     # The window is a clock hour: don't straddle its end (waits only in the last 15 s).
@@ -200,16 +169,7 @@ def test_parallel_creates_over_both_servers_respect_the_starter_limit(cluster):
         body = {"name": f"Rival {i}", "websiteUrl": f"https://rival-{i}.example"}
         return httpx.post(server.url + "/api/competitors", json=body, headers=headers, timeout=30)
 
-    responses = all_at_once(12, create)
-    assert all(isinstance(r, httpx.Response) for r in responses), responses
-    statuses = sorted(r.status_code for r in responses)
-    assert statuses == [200] * 3 + [403] * 9, [r.text for r in responses if r.status_code >= 500]
-    for response in responses:
-        if response.status_code == 403:
-            error = response.json()["error"]
-            assert error["code"] == "UPGRADE_REQUIRED"
-            assert (error["limit"], error["currentCount"]) == (3, 3)
-    created = {r.json()["competitor"]["id"] for r in responses if r.status_code == 200}
+    created = starter_creates(all_at_once(12, create))
     with connection():
         stored = Competitor.select().where(Competitor.workspace == cluster.workspaces["starter"])
         assert {row.id for row in stored} == created

@@ -11,18 +11,21 @@ from __future__ import annotations
 import os
 import queue
 import re
-import signal
 import subprocess
 import sys
-import threading
 import time
 from pathlib import Path
+
+from tests.live import ChildProcess
 
 REPO = Path(__file__).resolve().parent.parent
 READY = re.compile(r"worker ready: (\d+) threads.*\(pid (\d+)\)")
 
 
-class WorkerProcess:
+class WorkerProcess(ChildProcess):
+    stop_timeout = 20
+    kill_when_stop_times_out = True
+
     def __init__(self, database: str, *args: str, env: dict[str, str] | None = None):
         self.command = [sys.executable, "-m", "ci_service", "--database", database, "worker"]
         self.command += list(args)
@@ -43,24 +46,13 @@ class WorkerProcess:
         return self.process.pid
 
     def start(self, timeout: float = 30) -> WorkerProcess:
-        self.process = subprocess.Popen(
-            self.command,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=self.env,
-            cwd=str(REPO),
-        )
-        self._pump = threading.Thread(target=self._read, daemon=True)
-        self._pump.start()
+        self._spawn(self.command, self._read_line, cwd=str(REPO))
         self.wait_for_line(READY, timeout)
         return self
 
-    def _read(self) -> None:
-        assert self.process is not None and self.process.stderr is not None
-        for line in self.process.stderr:
-            self.lines.append(line)
-            self._new.put(line)
+    def _read_line(self, line: str) -> None:
+        self.lines.append(line)
+        self._new.put(line)
 
     def wait_for_line(self, pattern: str | re.Pattern, timeout: float = 20) -> re.Match:
         """The first line (not matched by an earlier wait) that matches ``pattern``."""
@@ -86,37 +78,3 @@ class WorkerProcess:
 
     def count(self, pattern: str) -> int:
         return sum(1 for line in list(self.lines) if re.search(pattern, line))
-
-    def stop(self, timeout: float = 20) -> int:
-        """SIGTERM and wait: the graceful path; returns the exit code."""
-        if self.process is None:
-            return 0
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                self.kill()
-        self._close()
-        return self.process.returncode
-
-    def kill(self) -> None:
-        """SIGKILL: the crash path (no cleanup at all)."""
-        if self.process is not None and self.process.poll() is None:
-            self.process.kill()
-            self.process.wait(timeout=15)
-        self._close()
-
-    def _close(self) -> None:
-        if self.process is not None and self.process.stderr and not self.process.stderr.closed:
-            self._pump.join(timeout=5)
-            self.process.stderr.close()
-
-    def __enter__(self) -> WorkerProcess:
-        return self.start()
-
-    def __exit__(self, *exc) -> None:
-        try:
-            self.stop()
-        finally:
-            self.kill()

@@ -90,10 +90,7 @@ def recover_orphans(now: datetime | None = None) -> list[Job]:
     now = now or utcnow()
     with transaction():
         orphans = store.recover_orphans(now)
-        for job in orphans:
-            for hook in hooks_of(job):
-                hook.on_failure(job, now)
-            _failed_event(job, store.INTERRUPTED_ERROR)
+        _run_failure_hooks(orphans, now)
     return orphans
 
 
@@ -105,8 +102,14 @@ def recover_expired(now: datetime | None = None) -> list[Job]:
         return []
     with transaction():
         expired = store.recover_expired(now)
-        for job in expired:
-            for hook in hooks_of(job):
-                hook.on_failure(job, now)
-            _failed_event(job, store.INTERRUPTED_ERROR)
+        _run_failure_hooks(expired, now)
     return expired
+
+
+def _run_failure_hooks(jobs: list[Job], now: datetime) -> None:
+    """The ``on_failure`` hooks and ``job.failed`` events of jobs the store just failed as
+    interrupted, in the transaction that failed them."""
+    for job in jobs:
+        for hook in hooks_of(job):
+            hook.on_failure(job, now)
+        _failed_event(job, store.INTERRUPTED_ERROR)
