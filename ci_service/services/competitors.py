@@ -143,13 +143,57 @@ def list_competitors(
     limit: int | None = None,
     offset: int | None = None,
 ) -> list[Competitor]:
-    """The workspace's competitors; ``product_id``: only those competing with it."""
-    query = Competitor.select().where(Competitor.workspace == workspace_id)
-    rows = list(query.order_by(Competitor.created_at, Competitor.id))
+    """The workspace's competitors; ``product_id``: only those competing with it.
+
+    Read-only ``CompetitorRow``s (the columns as attributes, ``workspace_id`` for the
+    workspace), not models: the list is read on every dashboard poll, and building a model
+    per row was a third of the request (issue 16)."""
+    rows = _list_rows(workspace_id)
     if product_id is not None:
         rows = [r for r in rows if product_id in (r.relevant_product_ids or [])]
     start = offset or 0
     return rows[start : start + (1000 if limit is None else min(limit, 1000))]
+
+
+class CompetitorRow:
+    """One listed competitor: the model's columns as plain attributes, read-only use."""
+
+    __slots__ = tuple(
+        f.column_name if f.name == "workspace" else f.name for f in Competitor._meta.sorted_fields
+    )
+
+    def __init__(self, values):
+        for name, value in zip(self.__slots__, values, strict=True):
+            setattr(self, name, value)
+
+
+_LIST_SQL: dict[str, str] = {}  # by backend: the statement is built once, not per request
+
+
+def _list_rows(workspace_id: str) -> list[CompetitorRow]:
+    from ci_service.store.db import database
+
+    backend = getattr(database.obj, "backend", "sqlite")
+    sql = _LIST_SQL.get(backend)
+    if sql is None:
+        query = (
+            Competitor.select(*Competitor._meta.sorted_fields)
+            .where(Competitor.workspace == "")
+            .order_by(Competitor.created_at, Competitor.id)
+        )
+        sql = _LIST_SQL[backend] = query.sql()[0]
+    # FK columns convert to their key's type, the rest by their own field type.
+    converters = [
+        f.rel_field.python_value if f.name == "workspace" else f.python_value
+        for f in Competitor._meta.sorted_fields
+    ]
+    rows = database.execute_sql(sql, (workspace_id,)).fetchall()
+    return [
+        CompetitorRow(
+            [None if v is None else conv(v) for conv, v in zip(converters, row, strict=True)]
+        )
+        for row in rows
+    ]
 
 
 _PLAIN = {

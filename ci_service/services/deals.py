@@ -67,25 +67,28 @@ _ATTRS = {
 }
 
 
-def _check_outcome(workspace_id: str, outcome: str, competitor_id: str | None) -> None:
+def _check_outcome(workspace_id: str, outcome: str, competitor_id: str | None) -> Competitor | None:
+    """The rule for ``outcome``; the LOST deal's competitor (read once, for the graph too)."""
     if outcome == "LOST":
         if not competitor_id:
             raise fail({"competitorId": ["is required when outcome is LOST"]})
-        exists = (
-            Competitor.select()
+        competitor = (
+            Competitor.select(Competitor.id, Competitor.workspace, Competitor.name)
             .where(Competitor.id == competitor_id, Competitor.workspace == workspace_id)
-            .exists()
+            .first()
         )
-        if not exists:
+        if competitor is None:
             raise fail({"competitorId": ["no such competitor in this workspace"]})
-    elif competitor_id is not None:
+        return competitor
+    if competitor_id is not None:
         raise fail({"competitorId": ["must be null when outcome is WON"]})
+    return None
 
 
 def create_deal(workspace_id: str, data: dict[str, Any], *, user_id: str | None = None) -> Deal:
     values = load(DealCreateSchema, data)
     with transaction():
-        _check_outcome(workspace_id, values["outcome"], values.get("competitorId"))
+        competitor = _check_outcome(workspace_id, values["outcome"], values.get("competitorId"))
         row = Deal(
             workspace=workspace_id,
             competitor=values.get("competitorId"),
@@ -95,7 +98,7 @@ def create_deal(workspace_id: str, data: dict[str, Any], *, user_id: str | None 
             if key in values:
                 setattr(row, attr, values[key])
         row.save(force_insert=True)
-        graph_sync.sync_deal(row)
+        graph_sync.sync_deal(row, competitor)
         change_events.deal_recorded(row)
     return row
 
@@ -127,17 +130,18 @@ def update_deal(workspace_id: str, deal_id: str, data: dict[str, Any]) -> Deal:
     values = load(DealUpdateSchema, data)
     with transaction():
         row = get_deal(workspace_id, deal_id)
+        competitor = None
         if "outcome" in values or "competitorId" in values:
             outcome = values.get("outcome", row.outcome)
             competitor_id = values.get("competitorId", row.competitor_id)
-            _check_outcome(workspace_id, outcome, competitor_id)
+            competitor = _check_outcome(workspace_id, outcome, competitor_id)
             row.competitor = competitor_id
         for key, attr in _ATTRS.items():
             if key in values:
                 setattr(row, attr, values[key])
         row.updated_at = utcnow()
         row.save()
-        graph_sync.sync_deal(row)
+        graph_sync.sync_deal(row, competitor)
     return row
 
 

@@ -5,15 +5,25 @@ topics from the pipelines later): ``upsert_node``, ``link``, ``unlink``,
 ``remove_nodes_for``, ``prune`` and ``graph_elements`` for the Cytoscape-style read.
 A node is found again by its ``key`` (unique per workspace), so repeating an update never
 duplicates a node; removing a node removes its edges, so no edge is ever left dangling.
+
+Batched forms for writers that touch several nodes at once (a deal, issue 16): ``find_nodes``
+(one SELECT), ``upsert_nodes`` (one INSERT ... ON CONFLICT DO UPDATE) and ``link_many`` (one
+INSERT ... ON CONFLICT DO NOTHING). They rely on the caller's write transaction (SQLite's
+IMMEDIATE lock, PostgreSQL's write lock, store/db.py): what ``find_nodes`` read stays true
+until the transaction ends.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterable
+from datetime import timedelta
+from typing import Any, NamedTuple
 
 from peewee import fn
 
+from ci_service.store.db import new_id
 from ci_service.store.graph import GraphEdge, GraphNode
+from ci_service.timeutil import utcnow
 
 NODE_LABELS = (
     "ORGANIZATION",
@@ -45,10 +55,46 @@ DEFAULT_COLOR = "#6b7280"
 MAX_NAME = 2000
 # Node properties the graph read shows in ``data`` (beside id, name, label and color).
 NODE_PROPERTIES = ("title", "founder", "date", "url", "evidenceIds", "quotes")
+# Rows (or keys) per batched statement: far below SQLite's and PostgreSQL's parameter limits.
+BATCH = 500
+
+
+class NodeSpec(NamedTuple):
+    """What :func:`upsert_nodes` makes a node say (``properties`` None: keep the stored)."""
+
+    label: str
+    key: str
+    name: str
+    ref_type: str | None = None
+    ref_id: str | None = None
+    properties: dict[str, Any] | None = None
 
 
 def find_node(workspace_id: str, key: str) -> GraphNode | None:
     return GraphNode.get_or_none(GraphNode.workspace == workspace_id, GraphNode.key == key)
+
+
+def find_nodes(
+    workspace_id: str, keys: Iterable[str], *, owner: tuple[str, str] | None = None
+) -> dict[str, GraphNode]:
+    """By key, in one SELECT (per ``BATCH`` keys): the nodes with ``keys`` and, given
+    ``owner`` (ref_type, ref_id), every node that record owns."""
+    keys = list(dict.fromkeys(keys))
+    found: dict[str, GraphNode] = {}
+    for start in range(0, max(len(keys), 1), BATCH):
+        query = GraphNode.select().where(
+            GraphNode.workspace == workspace_id, GraphNode.key.in_(keys[start : start + BATCH])
+        )
+        if owner is not None and start == 0:
+            # UNION ALL, not OR: each half searches its own index; with an OR SQLite
+            # reads every node of the workspace (issue 16).
+            query = query + GraphNode.select().where(
+                GraphNode.workspace == workspace_id,
+                GraphNode.ref_type == owner[0],
+                GraphNode.ref_id == owner[1],
+            )
+        found.update((node.key, node) for node in query)
+    return found
 
 
 def upsert_node(
@@ -63,25 +109,82 @@ def upsert_node(
 ) -> GraphNode:
     """The node with ``key``, created or brought up to date (label, name, owner and, when
     given, ``properties``, which replace the stored ones)."""
-    name = (name or "")[:MAX_NAME]
-    node = find_node(workspace_id, key)
-    if node is None:
-        return GraphNode.create(
-            workspace=workspace_id,
-            key=key,
-            label=label,
-            name=name,
-            ref_type=ref_type,
-            ref_id=ref_id,
-            properties=properties or {},
+    spec = NodeSpec(label, key, name, ref_type, ref_id, properties)
+    return upsert_nodes(workspace_id, [spec])[key]
+
+
+def upsert_nodes(
+    workspace_id: str,
+    specs: Iterable[NodeSpec],
+    *,
+    existing: dict[str, GraphNode] | None = None,
+) -> dict[str, GraphNode]:
+    """:func:`upsert_node` for many nodes: each spec's node by key, in one SELECT (none when
+    ``existing`` is the caller's :func:`find_nodes` of every spec's key in this transaction)
+    and at most one INSERT ... ON CONFLICT DO UPDATE of the nodes that are new or changed.
+    New nodes are created in the order of ``specs`` (their ``created_at`` ascends); a key
+    given twice takes its last spec."""
+    wanted = {spec.key: spec for spec in specs}
+    if existing is None:
+        existing = find_nodes(workspace_id, wanted) if wanted else {}
+    now = utcnow()
+    nodes: dict[str, GraphNode] = {}
+    rows: list[dict[str, Any]] = []
+    for key, spec in wanted.items():
+        name = (spec.name or "")[:MAX_NAME]
+        node = existing.get(key)
+        if node is None:
+            props = spec.properties or {}
+            node = GraphNode(
+                id=new_id(),
+                workspace=workspace_id,
+                key=key,
+                label=spec.label,
+                name=name,
+                ref_type=spec.ref_type,
+                ref_id=spec.ref_id,
+                properties=props,
+                # One statement: distinct, ascending times keep the creation order.
+                created_at=now + timedelta(microseconds=len(rows)),
+            )
+            row_id = node.id
+        else:
+            props = node.properties if spec.properties is None else spec.properties
+            current = (node.label, node.name, node.ref_type, node.ref_id, node.properties)
+            if current == (spec.label, name, spec.ref_type, spec.ref_id, props):
+                nodes[key] = node
+                continue
+            node.label, node.name = spec.label, name
+            node.ref_type, node.ref_id, node.properties = spec.ref_type, spec.ref_id, props
+            # A fresh id that never collides: the row conflicts on (workspace, key) only,
+            # and the update keeps the stored id and created_at.
+            row_id = new_id()
+        nodes[key] = node
+        rows.append(
+            {
+                "id": row_id,
+                "workspace": workspace_id,
+                "key": key,
+                "label": node.label,
+                "name": node.name,
+                "ref_type": node.ref_type,
+                "ref_id": node.ref_id,
+                "properties": props,
+                "created_at": node.created_at,
+            }
         )
-    props = node.properties if properties is None else properties
-    current = (node.label, node.name, node.ref_type, node.ref_id, node.properties)
-    if current != (label, name, ref_type, ref_id, props):
-        node.label, node.name, node.ref_type, node.ref_id = label, name, ref_type, ref_id
-        node.properties = props
-        node.save()
-    return node
+    for start in range(0, len(rows), BATCH):
+        GraphNode.insert_many(rows[start : start + BATCH]).on_conflict(
+            conflict_target=[GraphNode.workspace, GraphNode.key],
+            preserve=[
+                GraphNode.label,
+                GraphNode.name,
+                GraphNode.ref_type,
+                GraphNode.ref_id,
+                GraphNode.properties,
+            ],
+        ).execute()
+    return nodes
 
 
 def link(workspace_id: str, source: GraphNode, target: GraphNode, label: str) -> GraphEdge:
@@ -92,6 +195,28 @@ def link(workspace_id: str, source: GraphNode, target: GraphNode, label: str) ->
     if edge is None:
         edge = GraphEdge.create(workspace=workspace_id, source=source, target=target, label=label)
     return edge
+
+
+def link_many(workspace_id: str, edges: Iterable[tuple[GraphNode, GraphNode, str]]) -> None:
+    """:func:`link` for many edges, in one INSERT ... ON CONFLICT DO NOTHING: each
+    ``(source, target, label)`` created once; new edges in the given order."""
+    now = utcnow()
+    rows = [
+        {
+            "id": new_id(),
+            "workspace": workspace_id,
+            "source": source.id,
+            "target": target.id,
+            "label": label,
+            "created_at": now + timedelta(microseconds=index),
+        }
+        for index, (source, target, label) in enumerate(edges)
+    ]
+    for start in range(0, len(rows), BATCH):
+        GraphEdge.insert_many(rows[start : start + BATCH]).on_conflict(
+            conflict_target=[GraphEdge.source, GraphEdge.target, GraphEdge.label],
+            action="NOTHING",
+        ).execute()
 
 
 def unlink(
@@ -115,7 +240,9 @@ def unlink(
     return query.execute()
 
 
-def _delete_nodes(node_ids: list[str]) -> int:
+def remove_nodes(node_ids: Iterable[str]) -> int:
+    """Delete the nodes ``node_ids`` and every edge touching them."""
+    node_ids = list(node_ids)
     if not node_ids:
         return 0
     # Edges are removed explicitly as well as by the foreign-key cascade, so the graph
@@ -128,7 +255,7 @@ def _delete_nodes(node_ids: list[str]) -> int:
 
 def remove_node(workspace_id: str, key: str) -> int:
     node = find_node(workspace_id, key)
-    return _delete_nodes([node.id]) if node else 0
+    return remove_nodes([node.id]) if node else 0
 
 
 def remove_nodes_for(
@@ -140,18 +267,24 @@ def remove_nodes_for(
         GraphNode.ref_type == ref_type,
         GraphNode.ref_id == ref_id,
     )
-    ids = [n.id for n in query if not keep_keys or n.key not in keep_keys]
-    return _delete_nodes(ids)
+    return remove_nodes(n.id for n in query if not keep_keys or n.key not in keep_keys)
 
 
-def prune(workspace_id: str, label: str, ref_type: str | None = None) -> int:
-    """Delete nodes of ``label`` (and ``ref_type``) that no edge touches any more.
+def prune(
+    workspace_id: str,
+    label: str,
+    ref_type: str | None = None,
+    *,
+    among: Iterable[str] | None = None,
+) -> int:
+    """Delete nodes of ``label`` (and ``ref_type``; only those of ``among`` node ids when
+    given) that no edge touches any more, in one statement (they have no edges to remove).
 
     Correlated NOT EXISTS probes use the edge indexes per candidate node; a NOT IN over the
     workspace's edges would read every edge on every write (issue 8 benchmark)."""
     outgoing = GraphEdge.select(GraphEdge.id).where(GraphEdge.source == GraphNode.id)
     incoming = GraphEdge.select(GraphEdge.id).where(GraphEdge.target == GraphNode.id)
-    query = GraphNode.select(GraphNode.id).where(
+    query = GraphNode.delete().where(
         GraphNode.workspace == workspace_id,
         GraphNode.label == label,
         ~fn.EXISTS(outgoing),
@@ -159,7 +292,12 @@ def prune(workspace_id: str, label: str, ref_type: str | None = None) -> int:
     )
     if ref_type is not None:
         query = query.where(GraphNode.ref_type == ref_type)
-    return _delete_nodes([n.id for n in query])
+    if among is not None:
+        among = list(dict.fromkeys(among))
+        if not among:
+            return 0
+        query = query.where(GraphNode.id.in_(among))
+    return query.execute()
 
 
 def counts(workspace_id: str) -> tuple[int, int]:

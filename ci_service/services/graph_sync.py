@@ -36,15 +36,19 @@ def _org_node(workspace_id: str) -> GraphNode | None:
     return graph.find_node(workspace_id, ORG_KEY)
 
 
-def _competitor_node(competitor: Competitor) -> GraphNode:
-    return graph.upsert_node(
-        competitor.workspace_id,
+def _competitor_spec(competitor: Competitor) -> graph.NodeSpec:
+    return graph.NodeSpec(
         "COMPETITOR",
         _key("COMPETITOR", competitor.id),
         competitor.name,
         ref_type="competitor",
         ref_id=competitor.id,
     )
+
+
+def _competitor_node(competitor: Competitor) -> GraphNode:
+    spec = _competitor_spec(competitor)
+    return graph.upsert_nodes(competitor.workspace_id, [spec])[spec.key]
 
 
 def sync_organization(org: Organization, *, attach_all: bool = False) -> None:
@@ -62,14 +66,11 @@ def sync_organization(org: Organization, *, attach_all: bool = False) -> None:
     offerings = Offering.select(Offering.id).where(
         Offering.workspace == ws, Offering.competitor.is_null()
     )
-    for key in [_key("OFFERING", o.id) for o in offerings]:
-        target = graph.find_node(ws, key)
-        if target is not None:
-            graph.link(ws, node, target, "HAS_OFFERING")
-    for key in [_key("DEAL", d.id) for d in Deal.select(Deal.id).where(Deal.workspace == ws)]:
-        target = graph.find_node(ws, key)
-        if target is not None:
-            graph.link(ws, node, target, "HAS_DEAL")
+    wanted = [(_key("OFFERING", o.id), "HAS_OFFERING") for o in offerings]
+    deals = Deal.select(Deal.id).where(Deal.workspace == ws)
+    wanted += [(_key("DEAL", d.id), "HAS_DEAL") for d in deals]
+    found = graph.find_nodes(ws, [key for key, _ in wanted]) if wanted else {}
+    graph.link_many(ws, [(node, found[key], label) for key, label in wanted if key in found])
 
 
 def sync_offering(offering: Offering) -> None:
@@ -161,48 +162,90 @@ def sync_competes_with(workspace_id: str) -> None:
         )
 
 
-def sync_deal(deal: Deal) -> None:
+def sync_deal(deal: Deal, competitor: Competitor | None = None) -> None:
+    """The deal's nodes and edges, in a handful of statements (issue 16): one SELECT of
+    every node it touches (by key, and the nodes the deal owns), one upsert of the nodes
+    that are new or changed, one insert of the edges. Only an update of a deal already in
+    the graph reads the deal's edges and deletes stale ones (another prospect or
+    competitor), the nodes of arguments it no longer has and the prospects that lost
+    their last deal. ``competitor`` is the deal's competitor row when the caller has
+    read it already."""
     ws = deal.workspace_id
-    node = graph.upsert_node(
-        ws,
-        "DEAL",
-        _key("DEAL", deal.id),
-        f"{deal.prospect_company_name} ({deal.outcome})",
-        ref_type="deal",
-        ref_id=deal.id,
+    if not deal.competitor_id:
+        competitor = None
+    elif competitor is None or competitor.id != deal.competitor_id:
+        competitor = Competitor.get_by_id(deal.competitor_id)
+    deal_key = _key("DEAL", deal.id)
+    prospect_name = deal.prospect_company_name.strip()
+    prospect_key = _key("PROSPECT", prospect_name.casefold())
+    specs = [
+        graph.NodeSpec(
+            "DEAL", deal_key, f"{deal.prospect_company_name} ({deal.outcome})", "deal", deal.id
+        ),
+        graph.NodeSpec("ORGANIZATION", prospect_key, prospect_name, "prospect"),
+    ]
+    if competitor is not None:
+        specs.append(_competitor_spec(competitor))
+    argument_keys = [_key("ARGUMENT", f"{deal.id}:{i}") for i in range(len(deal.arguments or []))]
+    specs += [
+        graph.NodeSpec("ARGUMENT", key, argument, "deal", deal.id)
+        for key, argument in zip(argument_keys, deal.arguments or [], strict=True)
+    ]
+    found = graph.find_nodes(ws, [ORG_KEY, *(s.key for s in specs)], owner=("deal", deal.id))
+    in_graph = deal_key in found
+    nodes = graph.upsert_nodes(ws, specs, existing=found)
+    node, prospect = nodes[deal_key], nodes[prospect_key]
+    against = nodes[_key("COMPETITOR", competitor.id)] if competitor is not None else None
+
+    dropped_prospects: list[str] = []
+    if in_graph:
+        keep = {"FOR_PROSPECT": {prospect.id}, "AGAINST_COMPETITOR": set()}
+        if against is not None:
+            keep["AGAINST_COMPETITOR"].add(against.id)
+        edges = GraphEdge.select(GraphEdge.id, GraphEdge.target, GraphEdge.label).where(
+            GraphEdge.workspace == ws,
+            GraphEdge.source == node.id,
+            GraphEdge.label.in_(list(keep)),
+        )
+        stale = [e for e in edges if e.target_id not in keep[e.label]]
+        if stale:
+            GraphEdge.delete().where(GraphEdge.id.in_([e.id for e in stale])).execute()
+        dropped_prospects = [e.target_id for e in stale if e.label == "FOR_PROSPECT"]
+
+    org = found.get(ORG_KEY)
+    edges = [(org, node, "HAS_DEAL")] if org is not None else []
+    edges.append((node, prospect, "FOR_PROSPECT"))
+    if against is not None:
+        edges.append((node, against, "AGAINST_COMPETITOR"))
+    edges += [(node, nodes[key], "HAS_ARGUMENT") for key in argument_keys]
+    graph.link_many(ws, edges)
+
+    keys = {deal_key, *argument_keys}
+    graph.remove_nodes(
+        n.id
+        for n in found.values()
+        if n.ref_type == "deal" and n.ref_id == deal.id and n.key not in keys
     )
-    org = _org_node(ws)
-    if org is not None:
-        graph.link(ws, org, node, "HAS_DEAL")
-
-    prospect = graph.upsert_node(
-        ws,
-        "ORGANIZATION",
-        _key("PROSPECT", deal.prospect_company_name.strip().casefold()),
-        deal.prospect_company_name.strip(),
-        ref_type="prospect",
-    )
-    graph.link(ws, node, prospect, "FOR_PROSPECT")
-    graph.unlink(ws, source=node, label="FOR_PROSPECT", keep_targets={prospect.id})
-
-    keep = set()
-    if deal.competitor_id:
-        target = _competitor_node(Competitor.get_by_id(deal.competitor_id))
-        graph.link(ws, node, target, "AGAINST_COMPETITOR")
-        keep.add(target.id)
-    graph.unlink(ws, source=node, label="AGAINST_COMPETITOR", keep_targets=keep)
-
-    keys = set()
-    for index, argument in enumerate(deal.arguments or []):
-        key = _key("ARGUMENT", f"{deal.id}:{index}")
-        keys.add(key)
-        target = graph.upsert_node(ws, "ARGUMENT", key, argument, ref_type="deal", ref_id=deal.id)
-        graph.link(ws, node, target, "HAS_ARGUMENT")
-    keys.add(node.key)
-    graph.remove_nodes_for(ws, "deal", deal.id, keep_keys=keys)
-    graph.prune(ws, "ORGANIZATION", ref_type="prospect")
+    _prune_prospects(ws, dropped_prospects)
 
 
 def remove_deal(workspace_id: str, deal_id: str) -> None:
+    owned = GraphNode.select(GraphNode.id).where(
+        GraphNode.workspace == workspace_id,
+        GraphNode.ref_type == "deal",
+        GraphNode.ref_id == deal_id,
+    )
+    prospects = GraphEdge.select(GraphEdge.target).where(
+        GraphEdge.source.in_(owned), GraphEdge.label == "FOR_PROSPECT"
+    )
+    dropped = [e.target_id for e in prospects]
     graph.remove_nodes_for(workspace_id, "deal", deal_id)
-    graph.prune(workspace_id, "ORGANIZATION", ref_type="prospect")
+    _prune_prospects(workspace_id, dropped)
+
+
+def _prune_prospects(workspace_id: str, candidates: list[str]) -> None:
+    """Remove the prospects among ``candidates`` (the targets of FOR_PROSPECT edges this
+    write deleted) that no deal refers to any more. Every write that deletes such an edge
+    prunes its target, so no other prospect can be left without a deal, and checking only
+    these keeps a deal write independent of how many prospects the workspace has."""
+    graph.prune(workspace_id, "ORGANIZATION", ref_type="prospect", among=candidates)

@@ -3,9 +3,11 @@
 One registry per (database file, model name, dimension), created lazily and shared by
 every thread of the process, maps workspace ids to a
 :class:`~ci_service.embeddings.index.VectorIndex` (not ``IndexRegistry``: loading here is
-sized and chunked, see ``_load``, to keep 100k vectors near 100 MB). A workspace's index
+sized and chunked, see ``_load``, to keep 100k vectors near 26 MB). A workspace's index
 is loaded from its ``IntelEmbedding`` rows on first search; only rows made by the current
-provider's model are loaded (after a model change, ``ci-service reindex`` re-embeds).
+provider's model are loaded (after a model change, ``ci-service reindex`` re-embeds). The
+stored blobs stay float32; the index holds them as int8 with a per-vector scale (a quarter
+of the memory: 26 MB for 100k × 256; recall checked in tests/test_vector_compact.py).
 
 Writers change the index after their transaction commits (``database.after_commit``), so a
 rolled-back write never reaches it. The index is a cache: search results are re-read from
@@ -21,6 +23,7 @@ dropped when a search meets them, as above.
 
 from __future__ import annotations
 
+import itertools
 import logging
 import threading
 from collections.abc import Callable, Sequence
@@ -69,47 +72,71 @@ def item_text(title: str, content: str) -> str:
     return f"{title}\n{content}".strip()
 
 
-def _db_key() -> str:
+def db_key() -> str:
     db = database.obj
     return str(getattr(db, "database", "") or id(db))
 
 
-_LOAD_CHUNK = 4096
+_LOAD_CHUNK = 2048
+STORAGE = "int8"  # vectors held as int8 with a per-vector scale (issue 16; see index.py)
+
+
+def _stored_batches(workspace_id: str, model: str, dimension: int):
+    """Lists of ``(item_id, vector blob, stamp)``, ``_LOAD_CHUNK`` rows at a time.
+
+    SQLite steps its cursor (rows are read as they are fetched); psycopg2 would buffer a
+    whole result in the client, so PostgreSQL pages by item id instead."""
+    p = database.param
+    sql = (
+        f"SELECT item_id, vector, stamp FROM intel_embedding WHERE workspace_id = {p} "
+        f"AND model = {p} AND dimension = {p}"
+    )
+    params: list = [workspace_id, model, dimension]
+    if not is_postgres():
+        cursor = database.execute_sql(sql, params)
+        while batch := cursor.fetchmany(_LOAD_CHUNK):
+            yield batch
+        return
+    last = ""
+    while True:
+        page = sql + f" AND item_id > {p} ORDER BY item_id LIMIT {_LOAD_CHUNK}"
+        batch = database.execute_sql(page, [*params, last]).fetchall()
+        if not batch:
+            return
+        yield batch
+        last = batch[-1][0]
 
 
 def _load(workspace_id: str, model: str, dimension: int) -> VectorIndex:
     """A new index holding the workspace's stored vectors of ``model``.
 
-    Sized exactly and filled in chunks, so loading 100k vectors never holds more than
-    the final matrix plus one chunk (no list of blobs, no geometric regrowth)."""
+    Sized exactly and filled in chunks straight from the cursor's blobs (no model object
+    per row), so loading 100k vectors holds the final int8 matrix plus one float32 chunk.
+    A blob of the wrong length (never written by this service) is skipped."""
     import numpy as np
 
     from ci_service.embeddings.index import VectorIndex
     from ci_service.store.db import connection
 
-    where = (
-        (IntelEmbedding.workspace == workspace_id)
-        & (IntelEmbedding.model == model)
-        & (IntelEmbedding.dimension == dimension)
-    )
+    size = 4 * dimension
     with connection():
-        total = IntelEmbedding.select().where(where).count()
-        index = VectorIndex(dimension, model=model, initial_capacity=max(64, total + 64))
+        p = database.param
+        (total,) = database.execute_sql(
+            f"SELECT count(*) FROM intel_embedding WHERE workspace_id = {p} AND model = {p} "
+            f"AND dimension = {p}",
+            [workspace_id, model, dimension],
+        ).fetchone()
+        index = VectorIndex(
+            dimension, model=model, initial_capacity=max(64, total + 64), storage=STORAGE
+        )
         index.stamp = 0
-        query = IntelEmbedding.select(
-            IntelEmbedding.item, IntelEmbedding.vector, IntelEmbedding.stamp
-        ).where(where)
-        ids: list[str] = []
-        chunk = np.empty((_LOAD_CHUNK, dimension), dtype=np.float32)
-        for item_id, blob, stamp in query.tuples().iterator():
-            chunk[len(ids)] = np.frombuffer(bytes(blob), dtype=np.float32)
-            ids.append(item_id)
-            index.stamp = max(index.stamp, stamp or 0)
-            if len(ids) == _LOAD_CHUNK:
-                index.upsert(ids, chunk)
-                ids = []
-        if ids:
-            index.upsert(ids, chunk[: len(ids)])
+        for batch in _stored_batches(workspace_id, model, dimension):
+            rows = [row for row in batch if len(row[1]) == size]
+            if not rows:
+                continue
+            vectors = np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32)
+            index.upsert([row[0] for row in rows], vectors.reshape(len(rows), dimension))
+            index.stamp = max(index.stamp, max(row[2] or 0 for row in rows))
     return index
 
 
@@ -197,12 +224,14 @@ class _Registry:
 
 
 _registries: dict[tuple[str, str, int], _Registry] = {}
+_generation = 0  # see generation()
+_bumps = itertools.count(1)  # next() is atomic: no bump is lost to a race
 
 
 def registry() -> _Registry:
     """The registry of the current database and provider (created on first use)."""
     p = provider()
-    key = (_db_key(), p.name, p.dimension)
+    key = (db_key(), p.name, p.dimension)
     found = _registries.get(key)
     if found is None:
         with _lock:
@@ -220,13 +249,26 @@ def workspace_index(workspace_id: str) -> VectorIndex:
 
 
 def reset_index_cache() -> None:
-    """Forget every in-memory index (tests; or after editing the database by hand)."""
+    """Forget every in-memory index and what is cached from the items (tests; or after
+    editing the database by hand)."""
+    global _generation
     with _lock:
         _registries.clear()
+        _generation = next(_bumps)
+
+
+def generation() -> int:
+    """A counter bumped after every intel vector write this process commits (inserts,
+    deletes, reindexing): with ``max(seq)`` it keys caches derived from the items
+    (``intel_search``'s document frequencies), so this process's own writes invalidate them
+    at once and other processes' inserts through the seq high-water mark."""
+    return _generation
 
 
 def _safely(fn: Callable[[], None]) -> Callable[[], None]:
     def run() -> None:
+        global _generation
+        _generation = next(_bumps)
         try:
             fn()
         except Exception:  # the commit happened; a stale cache entry is only a cache miss

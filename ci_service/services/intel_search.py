@@ -6,7 +6,10 @@
 * ``lex``: Okapi BM25 (k1 1.2, b 0.75) of the query's words (3+ characters, stop words
   dropped, the 4 longest), a title occurrence counting twice, divided by the best BM25
   among the candidates (0..1). Document frequencies come from the FTS5 trigram index,
-  counted up to ``DF_CAP`` matches per word;
+  counted up to ``DF_CAP`` matches per word, and are cached per word until ``max(seq)``
+  (another process's insert) or this process's intel writes (``intel_index.generation``)
+  change: an idf is an estimate anyway (capped, and ``max(seq)`` counts deleted items), but
+  a word's first count costs up to 8 ms at 100k items;
 * ``exact``: 1 when the whole query occurs in the title or content (case-insensitive).
 
 ``base = 0.65 * cos + 0.35 * lex``; ``relevanceScore = 0.5 + 0.5 * base`` for an exact
@@ -25,8 +28,11 @@ occurs nowhere makes FTS5 walk whole doclists (130 ms at 100k items).
 ``substring_search_intel`` (for /api/search) matches item content case-insensitively:
 queries of 3+ characters use the trigram index (a quoted phrase of trigrams is a
 substring match); 2-character queries cannot use trigrams, so they scan the newest
-``SHORT_SCAN_ROWS`` items of the workspace with ``LIKE`` (bounded; see the README for
-timings).
+``SHORT_SCAN_ROWS`` (1,000) items of the workspace with ``LIKE``, newest first, stopping
+at the limit: a common pair is found within a few rows, and a pair that occurs nowhere
+reads the whole window, about 0.5 ms at 100k items (10,000 rows took 13 ms and did not
+stay in the page cache; issue 16). ``substring_search_rows`` returns the matching rows' id,
+title and content in that one query (what /api/search needs).
 
 On PostgreSQL the trigram index is ``pg_trgm`` (GIN on title and content) and a phrase
 match is an ``ILIKE`` of the escaped phrase; document frequencies are counted the same way,
@@ -37,6 +43,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from typing import Any
 
 from ci_service.services import intel_index
@@ -54,7 +61,7 @@ MAX_WORDS = 4
 MAX_PHRASE_WORDS = 2
 DF_CAP = 1000
 MAX_QUERY = 1000
-SHORT_SCAN_ROWS = 10_000
+SHORT_SCAN_ROWS = 1_000
 _WORD = re.compile(r"\w{3,}", re.UNICODE)
 
 
@@ -98,6 +105,27 @@ def _newest_matching(
     return [row[0] for row in database.execute_sql(sql, params).fetchall()]
 
 
+_df_cache: dict[tuple[str, str], tuple[tuple[int, int], int]] = {}
+_df_lock = threading.Lock()
+DF_CACHE_SIZE = 4096
+
+
+def _cached_document_frequency(word: str, mark: int) -> int:
+    """``_document_frequency`` cached per (database, word) while ``mark`` (``max(seq)``)
+    and this process's intel write generation stay the same."""
+    key = (intel_index.db_key(), word)
+    version = (mark, intel_index.generation())
+    found = _df_cache.get(key)
+    if found is not None and found[0] == version:
+        return found[1]
+    df = _document_frequency(word)
+    with _df_lock:
+        if len(_df_cache) >= DF_CACHE_SIZE:
+            _df_cache.clear()
+        _df_cache[key] = (version, df)
+    return df
+
+
 def _document_frequency(word: str) -> int:
     if is_postgres():
         pattern = like_pattern(word)
@@ -119,7 +147,7 @@ def _bm25(words: list[str], texts: dict[str, tuple[str, str]]) -> dict[str, floa
     total = max(1, int(row[0] or 1))
     idf = {}
     for word in words:
-        df = min(_document_frequency(word), total)
+        df = min(_cached_document_frequency(word, int(row[0] or 0)), total)
         idf[word] = math.log(1 + (total - df + 0.5) / (df + 0.5))
     lengths = {item_id: len(t) + len(c) for item_id, (t, c) in texts.items()}
     average = max(1.0, sum(lengths.values()) / len(lengths))
@@ -135,6 +163,16 @@ def _bm25(words: list[str], texts: dict[str, tuple[str, str]]) -> dict[str, floa
         raw[item_id] = score
     best = max(raw.values(), default=0.0)
     return {i: v / best for i, v in raw.items()} if best > 0 else {}
+
+
+def _texts(workspace_id: str, ids: set[str]) -> dict[str, tuple[str, str]]:
+    """``{id: (title, content)}`` of the workspace's items among ``ids``, one plain query."""
+    p = database.param
+    # By primary key only: with a workspace condition SQLite may pick the workspace index
+    # and scan every item of the workspace; the workspace is checked on the rows instead.
+    sql = "SELECT id, workspace_id, title, content FROM intel_item WHERE id IN ({})"
+    rows = database.execute_sql(sql.format(", ".join([p] * len(ids))), list(ids)).fetchall()
+    return {i: (title or "", content or "") for i, ws, title, content in rows if ws == workspace_id}
 
 
 def search_intel(
@@ -173,28 +211,17 @@ def search_intel(
             candidates.update(_newest_matching(workspace_id, word, competitor_id, max(20, limit)))
     if not candidates:
         return []
-    # By primary key only: with a workspace condition SQLite may pick the workspace index
-    # and scan every item of the workspace; the workspace is checked on the rows instead.
-    texts = {
-        item_id: (title or "", content or "")
-        for item_id, ws, title, content in IntelItem.select(
-            IntelItem.id, IntelItem.workspace, IntelItem.title, IntelItem.content
-        )
-        .where(IntelItem.id.in_(list(candidates)))
-        .tuples()
-        if ws == workspace_id
-    }
+    texts = _texts(workspace_id, candidates)
     stale = candidates - set(texts)
     if stale:  # deleted, or written by a rolled-back transaction
         index.remove(stale)
     lexical = _bm25(words, texts)
     needle = text.casefold()
-    norm = float(np.linalg.norm(qv))
+    if float(np.linalg.norm(qv)):
+        cosine.update(index.scores(qv, [i for i in texts if i not in cosine]))
     scored = []
     for item_id, (title, content) in texts.items():
-        if item_id not in cosine:
-            vector = index.get(item_id)
-            cosine[item_id] = float(vector @ qv) / norm if vector is not None and norm else 0.0
+        cosine.setdefault(item_id, 0.0)
         base = W_COSINE * max(0.0, cosine[item_id]) + W_LEXICAL * lexical.get(item_id, 0.0)
         exact = needle in title.casefold() or needle in content.casefold()
         score = 0.5 + 0.5 * base if exact else 0.5 * base
@@ -206,35 +233,54 @@ def search_intel(
     return [{**intel_to_dict(rows[i]), "relevanceScore": score} for score, i in top if i in rows]
 
 
-def substring_search_intel(workspace_id: str, text: str, limit: int = 20) -> list[IntelItem]:
-    """Items whose content contains ``text`` (case-insensitive), newest first."""
+def substring_search_rows(
+    workspace_id: str, text: str, limit: int = 20
+) -> list[tuple[str, str, str]]:
+    """``(id, title, content)`` of the items whose content contains ``text``
+    (case-insensitive), newest first, at most ``limit``: one query."""
     needle = " ".join((text or "").split()) if (text or "").strip() else ""
     if len(needle) < 2 or limit <= 0:
         return []
     if is_postgres():
-        sql = "SELECT id FROM intel_item WHERE workspace_id = %s AND content ILIKE %s ESCAPE '\\'"
+        sql = (
+            "SELECT id, title, content FROM intel_item WHERE workspace_id = %s "
+            "AND content ILIKE %s ESCAPE '\\'"
+        )
+        params: list[Any] = [workspace_id, like_pattern(needle)]
         if len(needle) < 3:  # no trigram to use: the same bounded scan as on SQLite
-            sql = (
-                "SELECT id FROM (SELECT id, seq, content FROM intel_item WHERE workspace_id = %s "
-                "ORDER BY seq DESC LIMIT " + str(SHORT_SCAN_ROWS) + ") AS newest "
-                "WHERE content ILIKE %s ESCAPE '\\'"
+            sql += (
+                " AND seq >= COALESCE((SELECT seq FROM intel_item WHERE workspace_id = %s "
+                "ORDER BY seq DESC LIMIT 1 OFFSET %s), 0)"
             )
+            params += [workspace_id, SHORT_SCAN_ROWS - 1]
         sql += " ORDER BY seq DESC LIMIT %s"
-        params: list[Any] = [workspace_id, like_pattern(needle), limit]
+        params.append(limit)
     elif len(needle) >= 3:
         sql = (
-            "SELECT i.id FROM intel_fts JOIN intel_item i ON i.seq = intel_fts.rowid "
+            "SELECT i.id, i.title, i.content FROM intel_fts "
+            "JOIN intel_item i ON i.seq = intel_fts.rowid "
             "WHERE intel_fts MATCH ? AND i.workspace_id = ? "
             "ORDER BY intel_fts.rowid DESC LIMIT ?"
         )
         params = ["content : " + quote_fts(needle), workspace_id, limit]
     else:
+        # The newest SHORT_SCAN_ROWS items (seq at or above the window's oldest), newest
+        # first, stopping at the limit: a common pair is found within a few rows.
         sql = (
-            "SELECT id FROM (SELECT id, content FROM intel_item WHERE workspace_id = ? "
-            "ORDER BY seq DESC LIMIT ?) WHERE content LIKE ? ESCAPE '\\' LIMIT ?"
+            "SELECT id, title, content FROM intel_item WHERE workspace_id = ? "
+            "AND seq >= COALESCE((SELECT seq FROM intel_item WHERE workspace_id = ? "
+            "ORDER BY seq DESC LIMIT 1 OFFSET ?), 0) "
+            "AND content LIKE ? ESCAPE '\\' ORDER BY seq DESC LIMIT ?"
         )
-        params = [workspace_id, SHORT_SCAN_ROWS, like_pattern(needle), limit]
-    ids = [row[0] for row in database.execute_sql(sql, params).fetchall()]
+        params = [workspace_id, workspace_id, SHORT_SCAN_ROWS - 1, like_pattern(needle), limit]
+    return [
+        (row[0], row[1] or "", row[2] or "") for row in database.execute_sql(sql, params).fetchall()
+    ]
+
+
+def substring_search_intel(workspace_id: str, text: str, limit: int = 20) -> list[IntelItem]:
+    """Items whose content contains ``text`` (case-insensitive), newest first."""
+    ids = [row[0] for row in substring_search_rows(workspace_id, text, limit)]
     if not ids:
         return []
     rows = {r.id: r for r in IntelItem.select().where(IntelItem.id.in_(ids))}

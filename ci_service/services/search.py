@@ -14,7 +14,11 @@ in ``intel_fts`` (``substring_search_intel``). A query of 3+ characters is one q
 FTS5 phrase, so nothing a user types is query syntax, and a phrase of trigrams is exactly
 a substring match. A 2-character query has no trigram: it scans the workspace's ``search_doc`` rows
 (one per competitor and battlecard) with ``LIKE`` (ASCII) or a case-folded comparison
-(other text), and intel with the intel service's bounded scan.
+(other text), and intel with the intel service's bounded scan (the newest 1,000 items).
+
+Round trips: one query per kind, each joining the matches to the columns the results
+show (competitor name and website; card mode, text, competitor and product names; intel
+title and content), so a search is three statements whatever it finds.
 
 On PostgreSQL ``search_doc`` has one ``pg_trgm`` GIN index on its text, and a query is an
 ``ILIKE`` of the escaped needle: the same substring match, the same order rules.
@@ -25,7 +29,7 @@ from __future__ import annotations
 from typing import Any
 
 from ci_service.errors import ValidationFailed
-from ci_service.services.intel import substring_search_intel
+from ci_service.services.intel_search import substring_search_rows
 from ci_service.services.search_text import like_pattern, quote_fts
 from ci_service.store.db import database
 
@@ -44,24 +48,33 @@ def check_query(q: Any) -> str:
     return needle
 
 
+# What each kind's rows carry into the results, joined onto its search_doc match (one query
+# per kind; a match whose record is gone is skipped by the inner join).
+_COLUMNS = {
+    "competitor": ("r.id, r.name, r.website_url", "JOIN competitor r ON r.id = d.ref_id"),
+    "battlecard": (
+        "r.id, r.mode, r.search_text, c.name, o.name",
+        "JOIN battlecard r ON r.id = d.ref_id LEFT JOIN competitor c ON c.id = r.competitor_id "
+        "LEFT JOIN offering o ON o.id = r.my_product_id",
+    ),
+}
+
+
 def match_docs(workspace_id: str, kind: str, needle: str, limit: int) -> list[str]:
     """Ids of the workspace's ``kind`` records whose indexed text contains ``needle``:
     competitors by name, battlecards most recently written first (``doc_id`` order)."""
+    return [row[0] for row in _matches(workspace_id, kind, needle, limit)]
+
+
+def _matches(workspace_id: str, kind: str, needle: str, limit: int) -> list[tuple]:
+    """The rows (``_COLUMNS``) of the workspace's ``kind`` records whose indexed text
+    contains ``needle``, in result order, at most ``limit``."""
     if limit <= 0:
         return []
     rows = _matching_rows(workspace_id, kind, needle, limit)
-    if kind != "competitor":
-        return [r[0] for r in rows]
-    from ci_service.store.competitors import Competitor
-
-    names = {
-        c.id: c.name
-        for c in Competitor.select(Competitor.id, Competitor.name).where(
-            Competitor.id.in_([r[0] for r in rows])
-        )
-    }
-    ordered = sorted(names, key=lambda i: (names[i].casefold(), i))
-    return ordered[:limit]
+    if kind == "competitor":
+        rows = sorted(rows, key=lambda r: ((r[1] or "").casefold(), r[0]))
+    return rows[:limit]
 
 
 def _matching_rows(workspace_id: str, kind: str, needle: str, limit: int) -> list[tuple]:
@@ -70,33 +83,37 @@ def _matching_rows(workspace_id: str, kind: str, needle: str, limit: int) -> lis
     cap = -1 if kind == "competitor" else limit
     from ci_service.store.db import is_postgres
 
+    columns, joins = _COLUMNS[kind]  # literals, never user text
     if is_postgres():  # ILIKE folds case by the database's locale (C.UTF-8: Unicode)
         sql = (
-            "SELECT ref_id FROM search_doc WHERE workspace_id = %s AND kind = %s "
-            "AND text ILIKE %s ESCAPE '\\' ORDER BY doc_id DESC"
+            f"SELECT {columns} FROM search_doc d {joins} WHERE d.workspace_id = %s "
+            "AND d.kind = %s AND d.text ILIKE %s ESCAPE '\\' ORDER BY d.doc_id DESC"
         )
         if cap >= 0:
             sql += f" LIMIT {int(cap)}"
         return database.execute_sql(sql, [workspace_id, kind, like_pattern(needle)]).fetchall()
     if len(needle) >= 3:
-        table = f"{kind}_fts"  # kind is one of two literals, never user text
+        table = f"{kind}_fts"
         sql = (
-            f"SELECT d.ref_id FROM {table} f JOIN search_doc d ON d.doc_id = f.rowid "
+            f"SELECT {columns} FROM {table} f JOIN search_doc d ON d.doc_id = f.rowid {joins} "
             f"WHERE {table} MATCH ? AND d.workspace_id = ? ORDER BY f.rowid DESC LIMIT ?"
         )
         return database.execute_sql(sql, [quote_fts(needle), workspace_id, cap]).fetchall()
     if needle.isascii():
         sql = (
-            "SELECT ref_id FROM search_doc WHERE workspace_id = ? AND kind = ? "
-            "AND text LIKE ? ESCAPE '\\' ORDER BY doc_id DESC LIMIT ?"
+            f"SELECT {columns} FROM search_doc d {joins} WHERE d.workspace_id = ? "
+            "AND d.kind = ? AND d.text LIKE ? ESCAPE '\\' ORDER BY d.doc_id DESC LIMIT ?"
         )
-        return database.execute_sql(sql, [workspace_id, kind, like_pattern(needle), cap]).fetchall()
+        params = [workspace_id, kind, like_pattern(needle), cap]
+        return database.execute_sql(sql, params).fetchall()
     # LIKE folds ASCII only; compare case-folded text in Python instead.
     folded = needle.casefold()
-    sql = "SELECT ref_id, text FROM search_doc WHERE workspace_id = ? AND kind = ? "
-    sql += "ORDER BY doc_id DESC"
+    sql = (
+        f"SELECT d.text, {columns} FROM search_doc d {joins} WHERE d.workspace_id = ? "
+        "AND d.kind = ? ORDER BY d.doc_id DESC"
+    )
     rows = database.execute_sql(sql, [workspace_id, kind]).fetchall()
-    hits = [(r[0],) for r in rows if folded in (r[1] or "").casefold()]
+    hits = [r[1:] for r in rows if folded in (r[0] or "").casefold()]
     return hits if cap < 0 else hits[:cap]
 
 
@@ -111,74 +128,42 @@ def _excerpt(text: str, needle: str, width: int = 120) -> str:
 
 
 def search(workspace_id: str, q: Any) -> list[dict[str, Any]]:
-    """Search results for ``q`` (see the module docstring)."""
-    from ci_service.store.analysis import Battlecard
-    from ci_service.store.competitors import Competitor
-    from ci_service.store.resources import Offering
-
+    """Search results for ``q`` (see the module docstring): one query per kind."""
     needle = check_query(q)
-    results: list[dict[str, Any]] = []
-    ids = match_docs(workspace_id, "competitor", needle, LIMIT)
-    rows = {c.id: c for c in Competitor.select().where(Competitor.id.in_(ids))} if ids else {}
-    for cid in ids:
-        if cid in rows:
-            results.append(
-                {
-                    "type": "competitor",
-                    "id": cid,
-                    "title": rows[cid].name,
-                    "subtitle": rows[cid].website_url,
-                    "url": f"/competitors/{cid}",
-                    "score": None,
-                }
-            )
-    ids = match_docs(workspace_id, "battlecard", needle, LIMIT - len(results))
-    if ids:
-        fields = (
-            Battlecard.id,
-            Battlecard.competitor,
-            Battlecard.my_product,
-            Battlecard.mode,
-            Battlecard.search_text,
+    results: list[dict[str, Any]] = [
+        {
+            "type": "competitor",
+            "id": cid,
+            "title": name,
+            "subtitle": website_url,
+            "url": f"/competitors/{cid}",
+            "score": None,
+        }
+        for cid, name, website_url in _matches(workspace_id, "competitor", needle, LIMIT)
+    ]
+    for bid, mode, text, rival, product in _matches(
+        workspace_id, "battlecard", needle, LIMIT - len(results)
+    ):
+        results.append(
+            {
+                "type": "battlecard",
+                "id": bid,
+                "title": f"{product or ''} vs {rival or ''} ({mode})",
+                "subtitle": _excerpt(text, needle),
+                "url": f"/battlecards/{bid}",
+                "score": None,
+            }
         )
-        cards = {b.id: b for b in Battlecard.select(*fields).where(Battlecard.id.in_(ids))}
-        names = {
-            c.id: c.name
-            for c in Competitor.select(Competitor.id, Competitor.name).where(
-                Competitor.id.in_([b.competitor_id for b in cards.values()])
-            )
-        }
-        products = {
-            o.id: o.name
-            for o in Offering.select(Offering.id, Offering.name).where(
-                Offering.id.in_([b.my_product_id for b in cards.values()])
-            )
-        }
-        for bid in ids:
-            card = cards.get(bid)
-            if card is None:
-                continue
-            results.append(
-                {
-                    "type": "battlecard",
-                    "id": bid,
-                    "title": f"{products.get(card.my_product_id, '')} vs "
-                    f"{names.get(card.competitor_id, '')} ({card.mode})",
-                    "subtitle": _excerpt(card.search_text, needle),
-                    "url": f"/battlecards/{bid}",
-                    "score": None,
-                }
-            )
     remaining = LIMIT - len(results)
     if remaining > 0:
-        for item in substring_search_intel(workspace_id, needle, remaining):
+        for item_id, title, content in substring_search_rows(workspace_id, needle, remaining):
             results.append(
                 {
                     "type": "intel",
-                    "id": item.id,
-                    "title": item.title or _excerpt(item.content, needle, 80),
-                    "subtitle": _excerpt(item.content, needle),
-                    "url": f"/intel/{item.id}",
+                    "id": item_id,
+                    "title": title or _excerpt(content, needle, 80),
+                    "subtitle": _excerpt(content, needle),
+                    "url": f"/intel/{item_id}",
                     "score": None,
                 }
             )

@@ -24,6 +24,9 @@ class Workspace(BaseModel):
     tenant = ForeignKeyField(Tenant, backref="workspaces", on_delete="CASCADE")
     name = CharField(max_length=200, unique=True)
     created_at = UTCDateTimeField(default=utcnow)
+    # Bumped by database triggers on every write to the workspace's data, in the writer's
+    # transaction (store/data_version.py); the REST response cache keys by it.
+    data_version = IntegerField(default=0)
 
 
 class User(BaseModel):

@@ -35,8 +35,22 @@ def migration(name: str):
 
 
 def add_column_if_missing(db: Database, table: str, column: str, field) -> None:
-    if column not in {c.name for c in db.get_columns(table)}:
-        run_operations(SchemaMigrator.from_database(db).add_column(table, column, field))
+    if column in {c.name for c in db.get_columns(table)}:
+        return
+    default = field.default
+    if not field.null and isinstance(default, int | float | str) and not isinstance(default, bool):
+        # One ALTER TABLE ... NOT NULL DEFAULT: peewee's migrator adds a NOT NULL column by
+        # rebuilding the table on SQLite, which fails on a large, busy file ("database table
+        # is locked") and copies every row for nothing.
+        kind = db._field_types.get(field.field_type, field.field_type)
+        literal = (
+            "'" + default.replace("'", "''") + "'" if isinstance(default, str) else repr(default)
+        )
+        db.execute_sql(
+            f'ALTER TABLE "{table}" ADD COLUMN "{column}" {kind} NOT NULL DEFAULT {literal}'
+        )
+        return
+    run_operations(SchemaMigrator.from_database(db).add_column(table, column, field))
 
 
 def is_postgres(db: Database) -> bool:

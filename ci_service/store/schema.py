@@ -104,3 +104,15 @@ def add_scale_out_columns(db):
         "CREATE INDEX IF NOT EXISTS intel_embedding_workspace_stamp "
         "ON intel_embedding (workspace_id, stamp)"
     )
+
+
+@migration("0014_data_version")
+def add_data_version(db):
+    # Bumped by triggers in every writer's transaction; the REST response cache keys by it
+    # (store/data_version.py, issue 16). A new field, not the model's (see 0007).
+    from peewee import IntegerField
+
+    from ci_service.store.data_version import install_triggers
+
+    add_column_if_missing(db, "workspace", "data_version", IntegerField(default=0))
+    install_triggers(db)

@@ -12,9 +12,10 @@ from ci_service import __version__
 from ci_service.services.usage import make_tracker
 from ci_service.settings import Settings, load_settings
 from ci_service.store.db import close_database, database, open_database
-from ci_service.web import auth
+from ci_service.web import auth, response_cache
 from ci_service.web.api import Api
 from ci_service.web.errors import register_error_handlers
+from ci_service.web.json_provider import OrjsonProvider
 
 log = logging.getLogger("ci_service")
 
@@ -64,6 +65,7 @@ def create_app(
         OPENAPI_SWAGGER_UI_CONFIG={"validatorUrl": None, "persistAuthorization": True},
         API_SPEC_OPTIONS=API_SPEC_OPTIONS,
     )
+    app.json = OrjsonProvider(app)
     app.json.sort_keys = False
 
     db = open_database(settings.database, pool_size=settings.database_pool_size)
@@ -76,6 +78,7 @@ def create_app(
         database.connect(reuse_if_open=True)
 
     auth.install(app)
+    response_cache.install(app, settings.response_cache_mb)  # after auth: checks run first
 
     @app.after_request
     def finish(response):
