@@ -19,26 +19,15 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import threading
 import time
+from pathlib import Path
 
-SEARCH_QUERIES = [
-    "vendor0021",
-    "Encryption Audit",
-    "kubernetes",
-    "nothing-matches-this",
-    "VENDOR00",
-    "platform",
-    "zq",
-    "ap",
-]
-SEMANTIC_QUERIES = [
-    "Vendor0003",
-    "pricing changes for enterprise customers",
-    "security compliance audit",
-    "Vendor0011 acquisition",
-    "how fast is their support",
-]
+# The benchmark's own query mixes, so these figures compare with `python -m bench` (the
+# repository root on the path: this file runs as `python scripts/bench_search_hot.py`).
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from bench.run import SEARCH_QUERIES, SEMANTIC_QUERIES  # noqa: E402
 
 
 def rss_mb() -> float:

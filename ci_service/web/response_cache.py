@@ -145,7 +145,10 @@ def lookup():
         return None
     if request.endpoint not in CACHED_ENDPOINTS:
         return None
-    version = read_version(principal.workspace_id)
+    # Read with the key in the same statement (services/auth.py), else now.
+    version = getattr(principal, "data_version", None)
+    if version is None:
+        version = read_version(principal.workspace_id)
     if version is None:
         return None
     key = (
