@@ -31,7 +31,7 @@ from typing import Any
 from ci_service.errors import ValidationFailed
 from ci_service.services.intel_search import substring_search_rows
 from ci_service.services.search_text import like_pattern, quote_fts
-from ci_service.store.db import database
+from ci_service.store.db import database, is_postgres
 
 LIMIT = 20
 MIN_QUERY = 2
@@ -81,8 +81,6 @@ def _matching_rows(workspace_id: str, kind: str, needle: str, limit: int) -> lis
     # Competitors are sorted by name afterwards, so all of their matches are needed (one
     # row per competitor: bounded by the plan's competitor limit).
     cap = -1 if kind == "competitor" else limit
-    from ci_service.store.db import is_postgres
-
     columns, joins = _COLUMNS[kind]  # literals, never user text
     if is_postgres():  # ILIKE folds case by the database's locale (C.UTF-8: Unicode)
         sql = (

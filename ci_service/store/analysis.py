@@ -24,7 +24,7 @@ from peewee import CharField, FloatField, ForeignKeyField, IntegerField, TextFie
 
 from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
 from ci_service.store.competitors import Competitor
-from ci_service.store.db import database
+from ci_service.store.db import database, is_postgres
 from ci_service.store.identity import Workspace
 from ci_service.store.resources import Offering, Solution
 from ci_service.timeutil import utcnow
@@ -183,8 +183,6 @@ PG_SEARCH_SQL = (
 
 
 def create_search_index(db) -> None:
-    from ci_service.store.db import is_postgres
-
     if is_postgres(db):
         from ci_service.store.intel import ensure_pg_trgm
 
@@ -211,8 +209,6 @@ def rebuild_search_index() -> None:
     """Rebuild ``search_doc`` (and, on SQLite, the per-kind FTS tables) from competitors
     and battlecards (call in a transaction; e.g. after a restore or a bulk load that
     bypassed the triggers)."""
-    from ci_service.store.db import is_postgres
-
     database.execute_sql("DELETE FROM search_doc")
     if not is_postgres():
         for kind in KINDS:

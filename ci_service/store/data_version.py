@@ -29,6 +29,8 @@ from __future__ import annotations
 
 from peewee import Database
 
+from ci_service.store.db import database, is_postgres
+
 SKIP_TABLES = frozenset({"search_doc"})
 # Columns whose writes alone are bookkeeping (see above).
 BOOKKEEPING_COLUMNS = {
@@ -39,10 +41,6 @@ WORKSPACE_DATA_COLUMNS = ("name", "tenant_id")
 TENANT_DATA_COLUMNS = ("name", "plan")
 
 _BUMP = "UPDATE workspace SET data_version = data_version + 1 WHERE id = {}"
-
-
-def _is_postgres(db: Database) -> bool:
-    return getattr(db, "backend", None) == "postgresql"
 
 
 def workspace_tables(db: Database) -> list[str]:
@@ -68,7 +66,7 @@ def _trigger_names(table: str) -> list[str]:
 
 def install_triggers(db: Database) -> None:
     """(Re)create the bump triggers on every data table."""
-    if _is_postgres(db):
+    if is_postgres(db):
         _install_postgres(db)
     else:
         _install_sqlite(db)
@@ -173,8 +171,6 @@ def _install_postgres(db: Database) -> None:
 
 def read_version(workspace_id: str) -> int | None:
     """The workspace's data version now (None: no such workspace)."""
-    from ci_service.store.db import database, is_postgres
-
-    sql = "SELECT data_version FROM workspace WHERE id = " + ("%s" if is_postgres() else "?")
+    sql = f"SELECT data_version FROM workspace WHERE id = {database.param}"
     row = database.execute_sql(sql, (workspace_id,)).fetchone()
     return None if row is None else row[0]

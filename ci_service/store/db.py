@@ -23,6 +23,7 @@ from contextlib import ContextDecorator, contextmanager
 from pathlib import Path
 
 from peewee import Database, DatabaseProxy, SqliteDatabase
+from playhouse.pool import PooledPostgresqlDatabase
 
 database = DatabaseProxy()
 
@@ -108,40 +109,32 @@ def storable_text(text: str) -> str:
     return text
 
 
-def _storable(params):
-    if not params:
-        return params
-    return [storable_text(p) if isinstance(p, str) else p for p in params]
-
-
-class SQLiteDatabase(SqliteDatabase):
-    backend = "sqlite"
+class _StorableParams:
+    """Every statement's string parameters pass through ``storable_text``, on both backends."""
 
     def execute_sql(self, sql, params=None):
-        return super().execute_sql(sql, _storable(params))
+        if params:
+            params = [storable_text(p) if isinstance(p, str) else p for p in params]
+        return super().execute_sql(sql, params)
 
 
-def _postgres_class():
-    from playhouse.pool import PooledPostgresqlDatabase
+class SQLiteDatabase(_StorableParams, SqliteDatabase):
+    backend = "sqlite"
 
-    class PostgresDatabase(PooledPostgresqlDatabase):
-        """Pooled PostgreSQL whose JSONB values arrive as text, as SQLite's do: JSONField
-        parses them itself, so both backends give the same Python values."""
 
-        backend = "postgresql"
+class PostgresDatabase(_StorableParams, PooledPostgresqlDatabase):
+    """Pooled PostgreSQL whose JSONB values arrive as text, as SQLite's do: JSONField
+    parses them itself, so both backends give the same Python values."""
 
-        def execute_sql(self, sql, params=None):
-            return super().execute_sql(sql, _storable(params))
+    backend = "postgresql"
 
-        def _connect(self):
-            import psycopg2.extras
+    def _connect(self):
+        import psycopg2.extras
 
-            conn = super()._connect()
-            psycopg2.extras.register_default_jsonb(conn, loads=lambda text: text)
-            psycopg2.extras.register_default_json(conn, loads=lambda text: text)
-            return conn
-
-    return PostgresDatabase
+        conn = super()._connect()
+        psycopg2.extras.register_default_jsonb(conn, loads=lambda text: text)
+        psycopg2.extras.register_default_json(conn, loads=lambda text: text)
+        return conn
 
 
 def make_database(url_or_path: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> Database:
@@ -149,7 +142,7 @@ def make_database(url_or_path: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> Da
     if is_postgres_url(text):
         if text.startswith("postgres://"):
             text = "postgresql://" + text[len("postgres://") :]
-        return _postgres_class()(
+        return PostgresDatabase(
             text,
             max_connections=pool_size,
             stale_timeout=300,

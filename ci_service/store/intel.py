@@ -29,7 +29,7 @@ from peewee import (
 
 from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
 from ci_service.store.competitors import Competitor
-from ci_service.store.db import database
+from ci_service.store.db import database, is_postgres
 from ci_service.store.identity import Workspace
 from ci_service.store.resources import Offering
 from ci_service.timeutil import utcnow
@@ -127,8 +127,6 @@ def ensure_pg_trgm(db) -> None:
 
 
 def create_intel_fts(db) -> None:
-    from ci_service.store.db import is_postgres
-
     if is_postgres(db):
         ensure_pg_trgm(db)
         statements = PG_TRGM_SQL
@@ -141,8 +139,6 @@ def create_intel_fts(db) -> None:
 def rebuild_intel_fts() -> None:
     """Rebuild the full-text index from ``intel_item`` (after a restore or a bulk load).
     PostgreSQL's trigram indexes are maintained by the table itself: nothing to do."""
-    from ci_service.store.db import is_postgres
-
     if not is_postgres():
         database.execute_sql("INSERT INTO intel_fts(intel_fts) VALUES ('rebuild')")
 

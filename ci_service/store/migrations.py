@@ -16,6 +16,7 @@ from peewee import Database
 from playhouse.migrate import SchemaMigrator
 from playhouse.migrate import migrate as run_operations
 
+from ci_service.store.db import is_postgres
 from ci_service.timeutil import iso, utcnow
 
 Migration = tuple[str, Callable[[Database], None]]
@@ -51,12 +52,6 @@ def add_column_if_missing(db: Database, table: str, column: str, field) -> None:
         )
         return
     run_operations(SchemaMigrator.from_database(db).add_column(table, column, field))
-
-
-def is_postgres(db: Database) -> bool:
-    from ci_service.store.db import is_postgres as check
-
-    return check(db)
 
 
 def applied_migrations(db: Database) -> list[str]:

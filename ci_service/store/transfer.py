@@ -183,10 +183,17 @@ class _Source:
         self.conn.close()
 
 
+def _on_postgres(conn) -> bool:
+    """``conn`` is a ``_Source`` or a peewee database: is it PostgreSQL?"""
+    if isinstance(conn, _Source):
+        return conn.postgres
+    return is_postgres(conn)
+
+
 def _model_table_names(conn) -> list[str]:
     """Every table of ``conn`` (a ``_Source`` or a peewee database) but FTS tables, their
     shadow tables, SQLite's own and ``SKIPPED_TABLES``."""
-    if getattr(conn, "postgres", None) or (not isinstance(conn, _Source) and is_postgres(conn)):
+    if _on_postgres(conn):
         rows = conn.execute_sql(
             "SELECT table_name FROM information_schema.tables "
             "WHERE table_schema = current_schema() AND table_type = 'BASE TABLE'"
@@ -242,7 +249,7 @@ def _check_source_schema(source: _Source) -> None:
 
 
 def _all_tables(conn) -> set[str]:
-    if getattr(conn, "postgres", None) or (not isinstance(conn, _Source) and is_postgres(conn)):
+    if _on_postgres(conn):
         sql = (
             "SELECT table_name FROM information_schema.tables WHERE table_schema = current_schema()"
         )
