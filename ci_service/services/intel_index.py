@@ -31,7 +31,6 @@ from typing import TYPE_CHECKING
 
 from ci_service.embeddings import EmbeddingProvider, get_provider
 from ci_service.store.db import database, is_postgres
-from ci_service.store.intel import IntelEmbedding
 
 if TYPE_CHECKING:
     import numpy as np
@@ -81,17 +80,18 @@ _LOAD_CHUNK = 2048
 STORAGE = "int8"  # vectors held as int8 with a per-vector scale (issue 16; see index.py)
 
 
-def _stored_batches(workspace_id: str, model: str, dimension: int):
-    """Lists of ``(item_id, vector blob, stamp)``, ``_LOAD_CHUNK`` rows at a time.
+def _stored_batches(workspace_id: str, model: str, dimension: int, after_stamp: int = 0):
+    """Lists of ``(item_id, vector blob, stamp)``, ``_LOAD_CHUNK`` rows at a time, of the
+    vectors stamped after ``after_stamp`` (0: all).
 
     SQLite steps its cursor (rows are read as they are fetched); psycopg2 would buffer a
     whole result in the client, so PostgreSQL pages by item id instead."""
     p = database.param
     sql = (
         f"SELECT item_id, vector, stamp FROM intel_embedding WHERE workspace_id = {p} "
-        f"AND model = {p} AND dimension = {p}"
+        f"AND model = {p} AND dimension = {p} AND stamp > {p}"
     )
-    params: list = [workspace_id, model, dimension]
+    params: list = [workspace_id, model, dimension, after_stamp]
     if not is_postgres():
         cursor = database.execute_sql(sql, params)
         while batch := cursor.fetchmany(_LOAD_CHUNK):
@@ -113,12 +113,9 @@ def _load(workspace_id: str, model: str, dimension: int) -> VectorIndex:
     Sized exactly and filled in chunks straight from the cursor's blobs (no model object
     per row), so loading 100k vectors holds the final int8 matrix plus one float32 chunk.
     A blob of the wrong length (never written by this service) is skipped."""
-    import numpy as np
-
     from ci_service.embeddings.index import VectorIndex
     from ci_service.store.db import connection
 
-    size = 4 * dimension
     with connection():
         p = database.param
         (total,) = database.execute_sql(
@@ -130,14 +127,23 @@ def _load(workspace_id: str, model: str, dimension: int) -> VectorIndex:
             dimension, model=model, initial_capacity=max(64, total + 64), storage=STORAGE
         )
         index.stamp = 0
-        for batch in _stored_batches(workspace_id, model, dimension):
-            rows = [row for row in batch if len(row[1]) == size]
-            if not rows:
-                continue
-            vectors = np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32)
-            index.upsert([row[0] for row in rows], vectors.reshape(len(rows), dimension))
-            index.stamp = max(index.stamp, max(row[2] or 0 for row in rows))
+        _fill(index, _stored_batches(workspace_id, model, dimension))
     return index
+
+
+def _fill(index: VectorIndex, batches) -> None:
+    """Put stored vectors into ``index`` and move its stamp past theirs. A blob of the wrong
+    length (never written by this service) is skipped."""
+    import numpy as np
+
+    size = 4 * index.dimension
+    for batch in batches:
+        rows = [row for row in batch if len(row[1]) == size]
+        if not rows:
+            continue
+        vectors = np.frombuffer(b"".join(row[1] for row in rows), dtype=np.float32)
+        index.upsert([row[0] for row in rows], vectors.reshape(len(rows), index.dimension))
+        index.stamp = max(index.stamp, max(row[2] or 0 for row in rows))
 
 
 class _Registry:
@@ -180,26 +186,7 @@ class _Registry:
 
     def _catch_up(self, workspace_id: str, index: VectorIndex) -> None:
         """Add the vectors other processes committed since ``index.stamp``."""
-        import numpy as np
-
-        rows = (
-            IntelEmbedding.select(IntelEmbedding.item, IntelEmbedding.vector, IntelEmbedding.stamp)
-            .where(
-                (IntelEmbedding.workspace == workspace_id)
-                & (IntelEmbedding.stamp > index.stamp)
-                & (IntelEmbedding.model == self.model)
-                & (IntelEmbedding.dimension == self.dimension)
-            )
-            .order_by(IntelEmbedding.stamp)
-            .tuples()
-        )
-        fresh = list(rows)
-        if not fresh:
-            return
-        ids = [item_id for item_id, _blob, _stamp in fresh]
-        vectors = np.stack([np.frombuffer(bytes(blob), dtype=np.float32) for _i, blob, _s in fresh])
-        index.upsert(ids, vectors)
-        index.stamp = max(index.stamp, fresh[-1][2])
+        _fill(index, _stored_batches(workspace_id, self.model, self.dimension, index.stamp))
 
     def apply(self, workspace_id: str, change: Callable[[VectorIndex], None]) -> None:
         """Run ``change`` on the workspace's index if loaded (or queue it while loading)."""
