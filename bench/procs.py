@@ -117,6 +117,19 @@ class Server:
         self.stop()
 
 
+def deal_body(competitor_id: str, prospect: str) -> dict:
+    """The write figures' request: a LOST deal with three arguments (``{n}``: the load
+    generator's request number, so every prospect and first argument is new)."""
+    return {
+        "prospectCompanyName": f"{prospect} Prospect {{n}}",
+        "outcome": "LOST",
+        "competitorId": competitor_id,
+        "decisionDate": "2026-03-31",
+        "dealSize": "50000",
+        "arguments": ["price {n}", "integrations", "support response time"],
+    }
+
+
 def serve(
     database: str, *, threads: int = 8, env: dict | None = None, extra: tuple[str, ...] = ()
 ) -> Server:

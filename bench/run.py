@@ -305,15 +305,7 @@ def write_test(args, info, serve: procs.Server, work: Path, report: Report) -> N
     src.backup(dst)  # the database as it is before the write run
     src.close()
     dst.close()
-    competitor = info["competitors"][0][0]
-    body = {
-        "prospectCompanyName": "Load Prospect {n}",
-        "outcome": "LOST",
-        "competitorId": competitor,
-        "decisionDate": "2026-03-31",
-        "dealSize": "50000",
-        "arguments": ["price {n}", "integrations", "support response time"],
-    }
+    body = procs.deal_body(info["competitors"][0][0], "Load")
     clients = 8
     log(f"write test: POST /api/deals, {clients} clients")
     ours = procs.load(

@@ -22,6 +22,7 @@ from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 from bench import procs
+from ci_service.store.db import redact_url
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432"
 SQLITE_THREE = "n/a (one process per file)"
@@ -31,12 +32,6 @@ COLUMNS = (
     ("PostgreSQL, 1 process", "postgresql", 1),
     ("PostgreSQL, 3 processes", "postgresql", 3),
 )
-
-
-def _redact(url: str) -> str:
-    from ci_service.store.db import redact_url
-
-    return redact_url(url)
 
 
 class PostgresServer:
@@ -59,7 +54,7 @@ class PostgresServer:
             conn = psycopg2.connect(self.url, connect_timeout=5)
         except psycopg2.Error as exc:
             raise procs.BenchError(
-                f"PostgreSQL at {_redact(self.url)} is not reachable: {str(exc).strip()}"
+                f"PostgreSQL at {redact_url(self.url)} is not reachable: {str(exc).strip()}"
             ) from None
         try:
             conn.autocommit = True
@@ -116,14 +111,7 @@ def measure(args, database: str, count: int, info: dict, env: dict, log) -> dict
         log(f"  read: GET /api/competitors, {args.clients} clients, {count} process(es)")
         read = procs.load({**common, "method": "GET", "warmup": min(1.0, args.duration / 2),
                            "urls": [u + "/api/competitors" for u in urls]})  # fmt: skip
-        body = {
-            "prospectCompanyName": "Scale Prospect {n}",
-            "outcome": "LOST",
-            "competitorId": info["competitors"][0][0],
-            "decisionDate": "2026-03-31",
-            "dealSize": "50000",
-            "arguments": ["price {n}", "integrations", "support response time"],
-        }
+        body = procs.deal_body(info["competitors"][0][0], "Scale")
         log(f"  write: POST /api/deals, {args.clients} clients, {count} process(es)")
         write = procs.load({**common, "method": "POST", "warmup": 0.0, "body": body,
                             "urls": [u + "/api/deals" for u in urls]})  # fmt: skip
@@ -140,7 +128,7 @@ def run_scale_out(args, work: Path, log) -> dict:
     """Seed both backends, measure every column; the result for ``render_scale_out``."""
     server = PostgresServer(args.postgresql)
     pg_url = server.create()
-    log(f"PostgreSQL mode: database {server.name} on {_redact(args.postgresql)}")
+    log(f"PostgreSQL mode: database {server.name} on {redact_url(args.postgresql)}")
     # On PostgreSQL the alerts key file would default to the working directory (the repo).
     env = {"CI_SERVICE_SECRET_KEY_FILE": str(work / "scale-secret.key")}
     spec = {"competitors": args.competitors, "battlecards": 0, "deals": 0, "intel": 0}
