@@ -9,6 +9,9 @@
 - ``GET /api/search?q=``: the spec's search as plain ``LIKE '%q%'`` scans with the same
   order and limits (competitor names, battlecard text, intel content newest first, at
   most 20), on the same database file (sqlite3, one connection per thread);
+- ``POST /api/deals``: the deal of the JSON body as one ``INSERT`` into the same ``deal``
+  table (sqlite3, ``BEGIN IMMEDIATE`` … ``COMMIT``, serve's pragmas, one connection per
+  thread), answering its id: the bare stack's write, the issue's "one insert per request";
 - ``POST /mcp`` (``search_intel``): brute-force cosine top-k over the same stored vectors
   (loaded into one numpy matrix on first use, as the service does), query embedded by the
   same provider, rows read by id: a vector search without the service's BM25 and
@@ -18,9 +21,12 @@
 from __future__ import annotations
 
 import argparse
+import json
 import sqlite3
 import sys
 import threading
+import uuid
+from datetime import UTC, datetime
 
 from flask import Flask, Response, request
 
@@ -54,6 +60,36 @@ def create_app(competitors_body: bytes, database: str | None, workspace: str | N
             local.conn = sqlite3.connect(database, timeout=10)
             local.conn.execute("PRAGMA query_only = 1")
         return local.conn
+
+    def writer() -> sqlite3.Connection:
+        if getattr(local, "writer", None) is None:
+            local.writer = sqlite3.connect(database, timeout=10, isolation_level=None)
+            for pragma in ("journal_mode=wal", "foreign_keys=1", "busy_timeout=10000",
+                           "synchronous=normal"):  # fmt: skip
+                local.writer.execute(f"PRAGMA {pragma}")
+        return local.writer
+
+    @app.post("/api/deals")
+    def create_deal():
+        body = request.get_json()
+        now = datetime.now(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+        deal_id = uuid.uuid4().hex
+        conn = writer()
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            conn.execute(
+                "INSERT INTO deal (id, workspace_id, prospect_company_name, outcome, "
+                "competitor_id, decision_date, deal_size, arguments, created_at, updated_at) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (deal_id, workspace, body["prospectCompanyName"], body["outcome"],
+                 body.get("competitorId"), body.get("decisionDate"), body.get("dealSize"),
+                 json.dumps(body.get("arguments") or []), now, now),
+            )  # fmt: skip
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        return {"deal": {"id": deal_id}}
 
     @app.get("/healthz")
     def healthz():

@@ -13,6 +13,7 @@ import functools
 import json
 import signal
 import sys
+import threading
 
 import click
 from peewee import OperationalError
@@ -20,7 +21,12 @@ from peewee import OperationalError
 from ci_service import __version__
 from ci_service.errors import ServiceError
 from ci_service.settings import load_settings
-from ci_service.store.db import UnsupportedDatabase, is_postgres_url, open_database
+from ci_service.store.db import (
+    UnsupportedDatabase,
+    is_postgres_url,
+    keep_writer_connection,
+    open_database,
+)
 from ci_service.store.identity import PLANS, ROLES, SCOPES
 
 
@@ -87,6 +93,13 @@ def emit_table(rows: list[dict], columns: list[str]) -> None:
 def cli(ctx, database):
     """Self-hosted competitive intelligence service."""
     ctx.obj = CliState(database)
+
+
+def _warm_up_imports() -> None:
+    """Import, once serving, what the first write of a kind would otherwise wait for: every
+    event goes through the delivery fan-out, whose sender brings httpx (about a second
+    of CPU on a small machine). Not before serving: start-up stays short."""
+    import ci_service.services.delivery  # noqa: F401
 
 
 @cli.command()
@@ -166,6 +179,7 @@ def serve(state, host, port, threads, job_workers, no_scheduler, no_jobs):
     click.echo(
         f"ci-service {__version__} serving on http://{host}:{server.effective_port}", err=True
     )
+    threading.Thread(target=_warm_up_imports, name="ci-warm-up", daemon=True).start()
     try:
         server.run()
     except KeyboardInterrupt:
@@ -215,6 +229,7 @@ def worker(state, workers, no_scheduler):
         raise click.ClickException("a worker needs at least one job thread (--workers N)")
     try:
         db = open_database(settings.database, pool_size=settings.database_pool_size)
+        keep_writer_connection(db)  # a long-running writer: one warm connection (store/db.py)
     except UnsupportedDatabase as exc:
         raise click.ClickException(str(exc)) from None
     except OperationalError as exc:
@@ -692,11 +707,13 @@ if __name__ == "__main__":  # pragma: no cover
 def _add_command_groups() -> None:
     from ci_service.cli_alerts import alerts
     from ci_service.cli_data import migrate_data
+    from ci_service.cli_oauth import oauth
     from ci_service.cli_users import users
 
     cli.add_command(users)
     cli.add_command(alerts)
     cli.add_command(migrate_data)
+    cli.add_command(oauth)
 
 
 _add_command_groups()

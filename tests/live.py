@@ -159,3 +159,20 @@ def wait_for(predicate, timeout: float = 10, interval: float = 0.05):
         if time.monotonic() >= deadline:
             raise AssertionError(f"condition not met within {timeout}s")
         time.sleep(interval)
+
+
+def create_our_product(url: str, key: str) -> dict:
+    """``POST /api/products`` on a live server: one product of ours with one category, what
+    the MCP SDK tests call tools about."""
+    answer = httpx.post(
+        url + "/api/products",
+        headers={"X-API-Key": key},
+        json={
+            "name": "Our CRM",
+            "description": "CRM",
+            "audience": "Sales",
+            "categories": [{"name": "Analytics"}],
+        },
+    )
+    assert answer.status_code == 200, answer.text
+    return answer.json()["product"]

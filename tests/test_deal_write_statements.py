@@ -16,11 +16,11 @@ from ci_service.store.db import connection, database
 from ci_service.store.graph import GraphEdge, GraphNode
 from tests.resource_helpers import make_competitor, ok
 
-# One LOST deal: read the competitor, insert the deal, read the nodes, upsert the nodes,
-# insert the edges; the deal.recorded event (its competitor, savepoint, insert,
-# subscriptions, release); on PostgreSQL the write lock, taken again by the event's nested
-# transaction. However many arguments it has.
-MAX_CREATE_STATEMENTS = 12
+# One LOST deal: begin, read the competitor, insert the deal, read the nodes, upsert the
+# nodes, insert the edges; the deal.recorded event (insert, subscriptions; it joins the
+# deal's transaction: no savepoint, and the competitor read once); on PostgreSQL the write
+# lock. However many arguments it has.
+MAX_CREATE_STATEMENTS = 9
 # What sync_deal itself sends for a new deal: one SELECT, one node upsert, one edge insert.
 MAX_GRAPH_STATEMENTS = 3
 

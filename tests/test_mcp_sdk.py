@@ -5,10 +5,9 @@ from __future__ import annotations
 import asyncio
 import sys
 
-import httpx
 import pytest
 
-from tests.live import LiveServer, run_cli
+from tests.live import LiveServer, create_our_product, run_cli
 
 mcp = pytest.importorskip("mcp")
 httpx2 = pytest.importorskip("httpx2")
@@ -23,16 +22,7 @@ def live(module_database_url):
     key = run_cli(database, "keys", "create", "--workspace", "acme", "--name", "agent")
     key = key.stdout.strip().splitlines()[-1]
     with LiveServer(database) as server:
-        product = httpx.post(
-            server.url + "/api/products",
-            headers={"X-API-Key": key},
-            json={
-                "name": "Our CRM",
-                "description": "CRM",
-                "audience": "Sales",
-                "categories": [{"name": "Analytics"}],
-            },
-        ).json()["product"]
+        product = create_our_product(server.url, key)
         yield server, key, database, product
 
 

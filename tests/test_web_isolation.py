@@ -23,6 +23,7 @@ PARAMS = {
     "key_id": "api_key",
     "user_id": "user",
     "subscription_id": "subscription",
+    "connection_id": "connection",
 }
 # Not workspace data: the static files and invite tokens (a token is its own secret).
 NOT_WALKED = {"pages.static", "pages.accept_invite"}

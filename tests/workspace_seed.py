@@ -169,7 +169,22 @@ def seed_workspace(api, tag: str, runner=None) -> Seeded:
     )["subscription"]
     seeded.add("subscription", subscription["id"])
     names.append(f"{tag}Alerts")
+    seeded.add("connection", _connect_a_client(api, f"{tag}Assistant"))
+    names.append(f"{tag}Assistant")
     return seeded
+
+
+def _connect_a_client(api, name: str) -> str:
+    """An OAuth connection of the key's person to a registered MCP client (issue 17)."""
+    from ci_service.services import oauth_clients, oauth_tokens
+    from ci_service.store.identity import User
+
+    metadata = {"client_name": name, "redirect_uris": ["http://127.0.0.1/cb"]}
+    with connection():
+        client, _secret = oauth_clients.register_client(metadata)
+        user_id = api.user_id or User.get(User.workspace == api.workspace_id).id
+        grant = oauth_tokens.connect(client, user_id, ["read", "write"], "http://localhost/mcp")
+    return grant.id
 
 
 # Path parameter name -> the kinds of seeded id it takes (fuzz and isolation tests).
@@ -186,4 +201,5 @@ PATH_KINDS = {
     "battlecard_id": ("battlecard",),
     "tree_id": ("tree",),
     "subscription_id": ("subscription",),
+    "connection_id": ("connection",),
 }

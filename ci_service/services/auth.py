@@ -40,6 +40,7 @@ class Principal:
     allowed_ips: tuple[str, ...]
     expires_at: datetime | None
     data_version: int | None = None  # the workspace's, when the key was checked
+    kind: str = "key"  # "key", or "oauth" for a tool server bearer token (services/oauth_tokens)
 
 
 # One statement for every authenticated request: the key, its user's role, the tenant's

@@ -263,8 +263,10 @@ def battlecard_updated(card: Any, product_name: str, new_ids: list[str]) -> None
     )
 
 
-def deal_recorded(deal: Any) -> None:
-    competitor = _competitor(deal.workspace_id, deal.competitor_id)
+def deal_recorded(deal: Any, competitor: Competitor | None = None) -> None:
+    """``competitor``: the deal's, when the caller has read it (its name is all we use)."""
+    if competitor is None or competitor.id != deal.competitor_id:
+        competitor = _competitor(deal.workspace_id, deal.competitor_id)
     prospect = deal.prospect_company_name
     if deal.outcome == "LOST":
         title = f"Deal lost to {_name(competitor)}: {prospect}"

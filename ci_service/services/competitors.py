@@ -40,6 +40,7 @@ from ci_service.store.competitors import TIERS, Competitor
 from ci_service.store.db import transaction
 from ci_service.store.identity import PLANS
 from ci_service.store.jobs import Job
+from ci_service.store.json_rows import JsonList, JsonText, Key
 from ci_service.store.resources import Deal
 from ci_service.timeutil import iso, utcnow
 
@@ -270,6 +271,54 @@ def job_summary(job: Job | None) -> dict[str, Any] | None:
         "progress": job.progress,
         "currentStep": job.current_step,
     }
+
+
+def list_competitors_json(
+    workspace_id: str, product_id: str | None = None, *, limit: int, offset: int | None = None
+) -> JsonText | None:
+    """``list_competitors`` as the JSON array of ``competitor_to_dict``s, written by the
+    database in one statement (store/json_rows.py); None where the caller must build it
+    from rows instead. REST's list answer, read on every dashboard poll (issue 16)."""
+    listing = _LIST_JSON if product_id is None else _LIST_JSON_FOR_PRODUCT
+    params = (workspace_id,) if product_id is None else (workspace_id, product_id)
+    return listing.fetch(params, min(limit, 1000), offset or 0)
+
+
+# The keys of competitor_to_dict, in its order; tests/test_json_rows.py holds them equal.
+_LIST_KEYS = (
+    Key("id", "id"),
+    Key("workspaceId", "workspace_id"),
+    Key("name", "name"),
+    Key("websiteUrl", "website_url"),
+    Key("status", "status"),
+    Key("tags", "tags", "json"),
+    Key("priority", "priority"),
+    Key("tier", "tier"),
+    Key("refreshRate", "refresh_rate"),
+    Key("products", "products", "json"),
+    Key("categories", "categories", "json"),
+    Key("relevantProductIds", "relevant_product_ids", "json"),
+    Key("companyProfile", "company_profile", "json"),
+    Key("companyStrengths", "company_strengths", "json"),
+    Key("companyWeaknesses", "company_weaknesses", "json"),
+    Key("referenceLinks", "reference_links", "json"),
+    Key("keyMessaging", "key_messaging", "json"),
+    Key("createdAt", "created_at", "time"),
+    Key("lastRefreshAt", "last_refresh_at", "time", omit_null=True),
+    Key("lastBattlecardAt", "last_battlecard_at", "time", omit_null=True),
+)
+_LIST_JSON = JsonList(
+    table="competitor", keys=_LIST_KEYS, where="workspace_id = {param}", order="created_at, id"
+)
+_LIST_JSON_FOR_PRODUCT = JsonList(
+    table="competitor",
+    keys=_LIST_KEYS,
+    where="workspace_id = {param} AND EXISTS "
+    "(SELECT 1 FROM json_each(relevant_product_ids) WHERE value = {param})",
+    where_postgres="workspace_id = {param} "
+    "AND relevant_product_ids @> jsonb_build_array({param}::text)",
+    order="created_at, id",
+)
 
 
 def competitor_to_dict(row: Competitor) -> dict[str, Any]:

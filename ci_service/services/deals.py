@@ -22,8 +22,9 @@ from ci_service.services.fields import (
     load,
     page,
 )
+from ci_service.store import statements
 from ci_service.store.competitors import Competitor
-from ci_service.store.db import transaction
+from ci_service.store.db import database, transaction
 from ci_service.store.resources import DEAL_OUTCOMES, Deal
 from ci_service.timeutil import iso, utcnow
 
@@ -72,11 +73,7 @@ def _check_outcome(workspace_id: str, outcome: str, competitor_id: str | None) -
     if outcome == "LOST":
         if not competitor_id:
             raise fail({"competitorId": ["is required when outcome is LOST"]})
-        competitor = (
-            Competitor.select(Competitor.id, Competitor.workspace, Competitor.name)
-            .where(Competitor.id == competitor_id, Competitor.workspace == workspace_id)
-            .first()
-        )
+        competitor = _competitor_named(workspace_id, competitor_id)
         if competitor is None:
             raise fail({"competitorId": ["no such competitor in this workspace"]})
         return competitor
@@ -85,21 +82,37 @@ def _check_outcome(workspace_id: str, outcome: str, competitor_id: str | None) -
     return None
 
 
+_COMPETITOR_NAMED_SQL = (
+    "SELECT id, name FROM competitor WHERE id = {param} AND workspace_id = {param}"
+)
+
+
+def _competitor_named(workspace_id: str, competitor_id: str) -> Competitor | None:
+    """The competitor's id and name (all a deal needs of it), or None; a statement
+    written once (store/statements.py says why)."""
+    sql = _COMPETITOR_NAMED_SQL.format(param=database.param)
+    row = database.execute_sql(sql, (competitor_id, workspace_id)).fetchone()
+    if row is None:
+        return None
+    return Competitor(id=row[0], workspace=workspace_id, name=row[1])
+
+
 def create_deal(workspace_id: str, data: dict[str, Any], *, user_id: str | None = None) -> Deal:
     values = load(DealCreateSchema, data)
+    row = Deal(
+        workspace=workspace_id,
+        competitor=values.get("competitorId"),
+        created_by_user_id=user_id,
+    )
+    for key, attr in _ATTRS.items():
+        if key in values:
+            setattr(row, attr, values[key])
     with transaction():
         competitor = _check_outcome(workspace_id, values["outcome"], values.get("competitorId"))
-        row = Deal(
-            workspace=workspace_id,
-            competitor=values.get("competitorId"),
-            created_by_user_id=user_id,
-        )
-        for key, attr in _ATTRS.items():
-            if key in values:
-                setattr(row, attr, values[key])
-        row.save(force_insert=True)
+        row.created_at = row.updated_at = utcnow()  # in the order deals are written
+        statements.insert_model(row)
         graph_sync.sync_deal(row, competitor)
-        change_events.deal_recorded(row)
+        change_events.deal_recorded(row, competitor)
     return row
 
 

@@ -51,8 +51,9 @@ from typing import Any
 from ci_service.services import delivery_messages as messages
 from ci_service.services.delivery_send import Outcome, WebhookSender, is_email, send_apprise
 from ci_service.settings import Settings, load_settings
+from ci_service.store import statements
 from ci_service.store.alerts import Delivery, Subscription
-from ci_service.store.db import transaction
+from ci_service.store.db import joined_transaction, transaction
 from ci_service.store.events import IMPORTANCE, Event
 from ci_service.store.jobs import Job
 from ci_service.timeutil import iso, utcnow
@@ -90,17 +91,18 @@ def importance_at_least(level: str, minimum: str | None) -> bool:
 
 def fan_out(event: Event, config: Settings | None = None) -> list[Delivery]:
     """Create the event's deliveries and queue the sender; in the caller's transaction."""
-    subscriptions = Subscription.select().where(
-        Subscription.workspace == event.workspace_id,
-        Subscription.status == "active",
-        Subscription.digest == "none",
-    )
+    sql = statements.select_sql(
+        Subscription,
+        "t.workspace_id = {param} AND t.status = 'active' AND t.digest = 'none'",
+        "immediate",
+    )  # every event of every write asks: a statement built once
+    subscriptions = statements.select_models(Subscription, sql, [event.workspace_id])
     targets = [s for s in subscriptions if matches(s, event)]
     if not targets:
         return []
     config = config or load_settings()
     payload = messages.event_payload(event, config.public_url)
-    with transaction():
+    with joined_transaction():
         made = [
             Delivery.create(
                 workspace=event.workspace_id,

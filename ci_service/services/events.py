@@ -38,7 +38,8 @@ from typing import Any
 
 from ci_service.errors import ValidationFailed
 from ci_service.services.competitors import get_competitor
-from ci_service.store.db import transaction
+from ci_service.store import statements
+from ci_service.store.db import joined_transaction
 from ci_service.store.events import IMPORTANCE, Event
 from ci_service.timeutil import iso, parse_datetime
 
@@ -75,14 +76,15 @@ def emit(
     link: str | None = None,
     data: dict[str, Any] | None = None,
 ) -> Event:
-    """Record an event, in the caller's transaction (a savepoint when one is open)."""
+    """Record an event, in the caller's transaction when one is open (no savepoint: the
+    event commits or fails with the change it tells of), else in one of its own."""
     if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type {event_type}")
     level = importance or DEFAULT_IMPORTANCE.get(event_type, "normal")
     if level not in IMPORTANCE:
         raise ValueError(f"unknown importance {level}")
-    with transaction():
-        event = Event.create(
+    with joined_transaction():
+        event = Event(
             workspace=workspace_id,
             type=event_type,
             competitor_id=competitor_id,
@@ -93,6 +95,7 @@ def emit(
             link=link,
             data=data or {},
         )
+        statements.insert_model(event)  # Event.create, with its SQL built once
         # Deliveries for the matching subscriptions, and the job that sends them, commit
         # with the event (services/delivery.py): a crash after the commit loses nothing.
         from ci_service.services.delivery import fan_out

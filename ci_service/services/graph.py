@@ -21,6 +21,7 @@ from typing import Any, NamedTuple
 
 from peewee import fn
 
+from ci_service.store import statements
 from ci_service.store.db import new_id
 from ci_service.store.graph import GraphEdge, GraphNode
 from ci_service.timeutil import utcnow
@@ -82,18 +83,22 @@ def find_nodes(
     keys = list(dict.fromkeys(keys))
     found: dict[str, GraphNode] = {}
     for start in range(0, max(len(keys), 1), BATCH):
-        query = GraphNode.select().where(
-            GraphNode.workspace == workspace_id, GraphNode.key.in_(keys[start : start + BATCH])
-        )
+        chunk = keys[start : start + BATCH]
+        parts, params = [], []
+        if chunk:
+            marks = ", ".join(["{param}"] * len(chunk))
+            where = f't.workspace_id = {{param}} AND t."key" IN ({marks})'
+            parts.append(statements.select_sql(GraphNode, where, f"keys:{len(chunk)}"))
+            params += [workspace_id, *chunk]
         if owner is not None and start == 0:
             # UNION ALL, not OR: each half searches its own index; with an OR SQLite
             # reads every node of the workspace (issue 16).
-            query = query + GraphNode.select().where(
-                GraphNode.workspace == workspace_id,
-                GraphNode.ref_type == owner[0],
-                GraphNode.ref_id == owner[1],
-            )
-        found.update((node.key, node) for node in query)
+            where = "t.workspace_id = {param} AND t.ref_type = {param} AND t.ref_id = {param}"
+            parts.append(statements.select_sql(GraphNode, where, "owner"))
+            params += [workspace_id, *owner]
+        if parts:
+            sql = " UNION ALL ".join(parts)
+            found.update((n.key, n) for n in statements.select_models(GraphNode, sql, params))
     return found
 
 
@@ -173,18 +178,16 @@ def upsert_nodes(
                 "created_at": node.created_at,
             }
         )
-    for start in range(0, len(rows), BATCH):
-        GraphNode.insert_many(rows[start : start + BATCH]).on_conflict(
-            conflict_target=[GraphNode.workspace, GraphNode.key],
-            preserve=[
-                GraphNode.label,
-                GraphNode.name,
-                GraphNode.ref_type,
-                GraphNode.ref_id,
-                GraphNode.properties,
-            ],
-        ).execute()
+    statements.insert_rows(GraphNode, rows, suffix=_NODE_UPSERT, batch=BATCH)
     return nodes
+
+
+# The update keeps the stored id and created_at.
+_NODE_UPSERT = (
+    'ON CONFLICT (workspace_id, "key") DO UPDATE SET label = excluded.label, '
+    "name = excluded.name, ref_type = excluded.ref_type, ref_id = excluded.ref_id, "
+    "properties = excluded.properties"
+)
 
 
 def link(workspace_id: str, source: GraphNode, target: GraphNode, label: str) -> GraphEdge:
@@ -212,11 +215,9 @@ def link_many(workspace_id: str, edges: Iterable[tuple[GraphNode, GraphNode, str
         }
         for index, (source, target, label) in enumerate(edges)
     ]
-    for start in range(0, len(rows), BATCH):
-        GraphEdge.insert_many(rows[start : start + BATCH]).on_conflict(
-            conflict_target=[GraphEdge.source, GraphEdge.target, GraphEdge.label],
-            action="NOTHING",
-        ).execute()
+    statements.insert_rows(
+        GraphEdge, rows, suffix="ON CONFLICT (source_id, target_id, label) DO NOTHING", batch=BATCH
+    )
 
 
 def unlink(
@@ -282,6 +283,10 @@ def prune(
 
     Correlated NOT EXISTS probes use the edge indexes per candidate node; a NOT IN over the
     workspace's edges would read every edge on every write (issue 8 benchmark)."""
+    if among is not None:
+        among = list(dict.fromkeys(among))
+        if not among:
+            return 0  # before building the query: every deal write asks with none
     outgoing = GraphEdge.select(GraphEdge.id).where(GraphEdge.source == GraphNode.id)
     incoming = GraphEdge.select(GraphEdge.id).where(GraphEdge.target == GraphNode.id)
     query = GraphNode.delete().where(
@@ -293,9 +298,6 @@ def prune(
     if ref_type is not None:
         query = query.where(GraphNode.ref_type == ref_type)
     if among is not None:
-        among = list(dict.fromkeys(among))
-        if not among:
-            return 0
         query = query.where(GraphNode.id.in_(among))
     return query.execute()
 

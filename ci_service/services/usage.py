@@ -24,8 +24,10 @@ from datetime import UTC, datetime
 
 from ci_service.store.db import connection, transaction
 from ci_service.store.identity import ApiKey, RateLimitCounter
+from ci_service.store.oauth import OAuthGrant
 
 WINDOW_SECONDS = 3600
+OAUTH_PREFIX = "oauth:"  # key_id of a bearer token's principal: "oauth:<connection id>"
 log = logging.getLogger(__name__)
 
 
@@ -116,7 +118,13 @@ class UsageTracker:
                     ).execute()
                 for key_id, when in last_used.items():
                     stamp = datetime.fromtimestamp(when, UTC)
-                    ApiKey.update(last_used_at=stamp).where(ApiKey.id == key_id).execute()
+                    if key_id.startswith(OAUTH_PREFIX):  # a tool server connection (issue 17)
+                        grant_id = key_id[len(OAUTH_PREFIX) :]
+                        OAuthGrant.update(last_used_at=stamp).where(
+                            OAuthGrant.id == grant_id
+                        ).execute()
+                    else:
+                        ApiKey.update(last_used_at=stamp).where(ApiKey.id == key_id).execute()
         except Exception:
             log.exception("could not persist API key usage; will retry")
             with self._lock:

@@ -15,7 +15,8 @@ from ci_service.timeutil import utcnow
 
 
 class GraphNode(BaseModel):
-    workspace = ForeignKeyField(Workspace, backref="graph_nodes", on_delete="CASCADE")
+    # No index of its own: (workspace, key) below leads with it (migration 0016).
+    workspace = ForeignKeyField(Workspace, backref="graph_nodes", on_delete="CASCADE", index=False)
     key = CharField(max_length=300)
     label = CharField(max_length=40)
     name = CharField(max_length=2000)
@@ -35,7 +36,8 @@ class GraphNode(BaseModel):
 
 class GraphEdge(BaseModel):
     workspace = ForeignKeyField(Workspace, backref="graph_edges", on_delete="CASCADE")
-    source = ForeignKeyField(GraphNode, backref="out_edges", on_delete="CASCADE")
+    # No index of its own: (source, target, label) below leads with it (migration 0016).
+    source = ForeignKeyField(GraphNode, backref="out_edges", on_delete="CASCADE", index=False)
     target = ForeignKeyField(GraphNode, backref="in_edges", on_delete="CASCADE", index=True)
     label = CharField(max_length=40)
     created_at = UTCDateTimeField(default=utcnow)

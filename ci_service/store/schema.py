@@ -116,3 +116,27 @@ def add_data_version(db):
 
     add_column_if_missing(db, "workspace", "data_version", IntegerField(default=0))
     install_triggers(db)
+
+
+@migration("0015_oauth")
+def create_oauth(db):
+    # OAuth 2.1 for the tool server (issue 17). No workspace_id column: not workspace data.
+    from ci_service.store.oauth import OAUTH_MODELS
+
+    db.create_tables(OAUTH_MODELS)
+
+
+@migration("0016_lean_write_indexes")
+def drop_redundant_indexes(db):
+    # Each was the leading column of a wider index on the same table, so it served no
+    # query the wider one doesn't, and every deal wrote it a dozen times (issue 16). The
+    # models no longer ask for them (store/graph.py, store/events.py).
+    for index in REDUNDANT_INDEXES:
+        db.execute_sql(f'DROP INDEX IF EXISTS "{index}"')
+
+
+REDUNDANT_INDEXES = (
+    "graph_node_workspace_id",  # (workspace_id, key) is unique
+    "graph_edge_source_id",  # (source_id, target_id, label) is unique
+    "event_workspace_id",  # (workspace_id, created_at)
+)

@@ -11,7 +11,12 @@ from flask import Flask, g, send_from_directory
 from ci_service import __version__
 from ci_service.services.usage import make_tracker
 from ci_service.settings import Settings, load_settings
-from ci_service.store.db import close_database, database, open_database
+from ci_service.store.db import (
+    close_database,
+    database,
+    keep_writer_connection,
+    open_database,
+)
 from ci_service.web import auth, response_cache
 from ci_service.web.api import Api
 from ci_service.web.errors import register_error_handlers
@@ -69,6 +74,8 @@ def create_app(
     app.json.sort_keys = False
 
     db = open_database(settings.database, pool_size=settings.database_pool_size)
+    if persistent_connections:
+        keep_writer_connection(db)  # writes share one warm connection (store/db.py)
     app.extensions["ci_database"] = db
     app.extensions["ci_usage"] = make_tracker(settings.usage_flush_seconds)
 
@@ -96,9 +103,15 @@ def create_app(
 
     for blueprint in BLUEPRINTS:
         api.register_blueprint(blueprint)
+    from ci_service.web.routes.oauth_connections import blp as connections_blueprint
+
+    api.register_blueprint(connections_blueprint)  # issue 17; kept out of BLUEPRINTS' file
     from ci_service.mcp.http import bp as mcp_blueprint
 
     app.register_blueprint(mcp_blueprint)  # JSON-RPC, outside the REST OpenAPI document
+    from ci_service.web import oauth_routes
+
+    oauth_routes.install(app)  # the tool server's OAuth 2.1 endpoints (issue 17)
     app.extensions["ci_api"] = api
     from ci_service.web import pages
 

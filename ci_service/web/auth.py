@@ -12,6 +12,7 @@ from flask import Flask, current_app, g, request
 
 from ci_service.errors import PayloadTooLarge, RateLimited, ServiceError, UnsupportedMediaType
 from ci_service.services.auth import Access, authenticate, check_access, check_ip
+from ci_service.services.oauth_tokens import authenticate_bearer
 
 PUBLIC = object()  # marker: no key needed
 PROTECTED_PREFIXES = ("/api/",)
@@ -76,9 +77,24 @@ def authorize_request():
     return None
 
 
-def authenticate_request(access: Access):
-    """Key, IP allowlist, rate limit, then scope/role/plan; raises a ServiceError."""
-    principal = authenticate(request.headers.get("X-API-Key"))
+def bearer_token() -> str | None:
+    """The token of an ``Authorization: Bearer ...`` header, if the request has one."""
+    scheme, _, value = request.headers.get("Authorization", "").partition(" ")
+    return (value.strip() or None) if scheme.lower() == "bearer" else None
+
+
+def authenticate_request(access: Access, bearer_resource: str | None = None):
+    """Key, IP allowlist, rate limit, then scope/role/plan; raises a ServiceError.
+
+    ``bearer_resource``: this route is that OAuth protected resource (the tool server), so
+    a bearer token minted for it is accepted as well as a key; ``X-API-Key`` wins when a
+    request carries both (issue 17)."""
+    raw_key = request.headers.get("X-API-Key")
+    token = bearer_token() if bearer_resource is not None and raw_key is None else None
+    if token is not None:
+        principal = authenticate_bearer(token, bearer_resource)
+    else:
+        principal = authenticate(raw_key)
     check_ip(principal, request.remote_addr)
     usage = current_app.extensions["ci_usage"]
     decision = usage.hit(principal.key_id, principal.rate_limit)

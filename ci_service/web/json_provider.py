@@ -7,6 +7,8 @@ and dates as HTTP dates, decimals, UUIDs, dataclasses, ``__html__``). Difference
 not change the parsed value: non-ASCII characters are written as UTF-8, not ``\\uXXXX``.
 NaN and infinities become ``null`` (the stdlib writes ``NaN``, which is not JSON). Anything
 orjson refuses (integers past 64 bits, a ``default`` that fails) falls back to the stdlib.
+Lists the database wrote as JSON (``JsonText``, store/json_rows.py) are embedded as they
+are, and parsed for the stdlib when it writes (sorted keys, pretty printing).
 """
 
 from __future__ import annotations
@@ -16,17 +18,33 @@ from typing import Any
 import orjson
 from flask.json.provider import DefaultJSONProvider, _default
 
+from ci_service.store.json_rows import JsonText
+
 OPTIONS = (
     orjson.OPT_NON_STR_KEYS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_DATACLASS
 )
 
 
+def _embed(value: Any) -> Any:
+    if isinstance(value, JsonText):
+        return orjson.Fragment(value.text)
+    return _default(value)
+
+
+def _parse(value: Any) -> Any:
+    if isinstance(value, JsonText):
+        return orjson.loads(value.text)
+    return _default(value)
+
+
 class OrjsonProvider(DefaultJSONProvider):
+    default = staticmethod(_parse)  # what the stdlib fallback calls
+
     def _fast(self, obj: Any) -> bytes | None:
         if self.sort_keys:
             return None
         try:
-            return orjson.dumps(obj, default=_default, option=OPTIONS)
+            return orjson.dumps(obj, default=_embed, option=OPTIONS)
         except TypeError:  # orjson.JSONEncodeError is a TypeError
             return None
 

@@ -37,6 +37,8 @@ VIEW_MODULES = (
     "deals",
     "settings",
     "alerts",
+    "oauth_consent",
+    "settings_connections",
 )
 
 

@@ -14,10 +14,17 @@ from ci_service.web.pages.context import (
     set_session_cookie,
 )
 
+# Pages that do not work in a chosen workspace (the OAuth consent page picks its own).
+NO_WORKSPACE_NEEDED = ("/oauth/authorize",)
+
 
 def _signed_in(login, next_url: str, user_id: str | None = None):
     token, session = people.start_session(login, user_id)
-    target = safe_next(next_url) if session.user_id else url_for("pages.pick_workspace")
+    next_url = safe_next(next_url)
+    if session.user_id or next_url.startswith(NO_WORKSPACE_NEEDED):
+        target = next_url
+    else:  # pick a workspace first, then go on
+        target = url_for("pages.pick_workspace", next=next_url if next_url != "/" else None)
     response = make_response(redirect(target))
     set_session_cookie(response, token)
     return response
@@ -57,8 +64,8 @@ def pick_workspace():
     choices = people.memberships(session.login)
     if request.method == "POST":
         people.choose_workspace(session, request.form.get("userId", ""))
-        return redirect(url_for("pages.home"))
-    return render("workspaces.html", choices=choices)
+        return redirect(safe_next(request.form.get("next")))
+    return render("workspaces.html", choices=choices, next_url=safe_next(request.args.get("next")))
 
 
 @bp.route("/invite/<token>", methods=["GET", "POST"])

@@ -30,6 +30,7 @@ def tabs() -> list[tuple[str, str]]:
     out = [("pages.settings", "Organization"), ("pages.settings_products", "Products")]
     if can(USER_ADMIN):  # the keys page then shows the upgrade message below ENTERPRISE
         out += [("pages.settings_users", "Users"), ("pages.settings_keys", "API keys")]
+    out.append(("pages.settings_connections", "Connected apps"))  # everyone's own (issue 17)
     return out + [("pages.change_password", "Your password")]
 
 

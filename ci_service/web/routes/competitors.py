@@ -86,10 +86,16 @@ class CompetitorCreatedSchema(CompetitorResponseSchema):
 @blp.errors(400, 401, 403, 429)
 @requires(READ)
 def list_competitors(args):
-    rows = competitors.list_competitors(
-        principal().workspace_id, args.get("productId"), **page_args(args)
+    workspace_id, product_id, page = (
+        principal().workspace_id,
+        args.get("productId"),
+        page_args(args),
     )
-    return {"competitors": [competitors.competitor_to_dict(r) for r in rows]}
+    listed = competitors.list_competitors_json(workspace_id, product_id, **page)
+    if listed is None:
+        rows = competitors.list_competitors(workspace_id, product_id, **page)
+        listed = [competitors.competitor_to_dict(r) for r in rows]
+    return {"competitors": listed}
 
 
 @blp.route("", methods=["POST"])
