@@ -176,3 +176,10 @@ def create_our_product(url: str, key: str) -> dict:
     )
     assert answer.status_code == 200, answer.text
     return answer.json()["product"]
+
+
+def solution_arguments(name: str, product: dict) -> dict:
+    """``create_solution``'s arguments: one solution over ``product``'s first category."""
+    mapping = {"categoryId": product["categories"][0]["id"], "productId": product["id"],
+               "weight": 0.5}  # fmt: skip
+    return {"name": name, "productIds": [product["id"]], "categoryMappings": [mapping]}

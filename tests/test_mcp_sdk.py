@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from tests.live import LiveServer, create_our_product, run_cli
+from tests.live import LiveServer, create_our_product, run_cli, solution_arguments
 
 mcp = pytest.importorskip("mcp")
 httpx2 = pytest.importorskip("httpx2")
@@ -36,22 +36,11 @@ async def _session(url: str, key: str, mode: str, work):
 @pytest.mark.parametrize("mode", ["legacy", "auto"])
 def test_sdk_lists_and_calls_tools(live, mode):
     server, key, _, product = live
-    mapping = {
-        "categoryId": product["categories"][0]["id"],
-        "productId": product["id"],
-        "weight": 0.5,
-    }
+    arguments = solution_arguments(f"Insight {mode}", product)
 
     async def work(client):
         listed = await client.list_tools()
-        created = await client.call_tool(
-            "create_solution",
-            {
-                "name": f"Insight {mode}",
-                "productIds": [product["id"]],
-                "categoryMappings": [mapping],
-            },
-        )
+        created = await client.call_tool("create_solution", arguments)
         missing = await client.call_tool("get_competitor", {"competitorId": "nope"})
         return client.protocol_version, {t.name: t for t in listed.tools}, created, missing
 
@@ -62,7 +51,7 @@ def test_sdk_lists_and_calls_tools(live, mode):
         assert described.description and described.input_schema["type"] == "object"
     assert created.is_error is False
     assert created.structured_content["name"] == f"Insight {mode}"
-    assert created.structured_content["categoryMappings"] == [mapping]
+    assert created.structured_content["categoryMappings"] == arguments["categoryMappings"]
     assert missing.is_error is True
     assert missing.structured_content["error"]["code"] == 404
 

@@ -16,7 +16,13 @@ from urllib.parse import parse_qs, urlsplit
 import httpx
 import pytest
 
-from tests.live import LiveServer, ci_service_command, create_our_product, run_cli
+from tests.live import (
+    LiveServer,
+    ci_service_command,
+    create_our_product,
+    run_cli,
+    solution_arguments,
+)
 from tests.web_support import PASSWORD, csrf_of
 
 mcp = pytest.importorskip("mcp")
@@ -150,17 +156,11 @@ def test_sdk_oauth_client_end_to_end(live, person):
     server, _database, key, product = live
     storage = MemoryStorage()
     provider = _provider(server.url, person, storage)
-    mapping = {
-        "categoryId": product["categories"][0]["id"],
-        "productId": product["id"],
-        "weight": 0.5,
-    }
 
     async def work(client):
         listed = await client.list_tools()
         created = await client.call_tool(
-            "create_solution",
-            {"name": "Via OAuth", "productIds": [product["id"]], "categoryMappings": [mapping]},
+            "create_solution", solution_arguments("Via OAuth", product)
         )
         return {t.name for t in listed.tools}, created
 

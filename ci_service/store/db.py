@@ -43,6 +43,9 @@ SQLITE_PRAGMAS = {
     # at 100k intel items on 8 threads left the process at 241 MB RSS, at 4 MB 168 MB,
     # with no measurable slowdown (issue 16, scripts/bench_search_hot.py).
     "cache_size": -4_000,
+    # Statement journals and temporary tables in memory, not in files under /var/tmp: a
+    # deal write opened, wrote and deleted one per transaction (issue 16: 196 → 132
+    # pwrite calls per deal under 8 clients, `strace -c`).
     "temp_store": "memory",
 }
 
@@ -136,6 +139,14 @@ class _StorableParams:
 class SQLiteDatabase(_StorableParams, SqliteDatabase):
     backend = "sqlite"
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # The process's write lock and, once ``keep_writer_connection``, its one writer
+        # connection (``_Transaction`` says why).
+        self.writer_lock = threading.Lock()
+        self.keep_writer = False
+        self.writer = None
+
 
 class PostgresDatabase(_StorableParams, PooledPostgresqlDatabase):
     """Pooled PostgreSQL whose JSONB values arrive as text, as SQLite's do: JSONField
@@ -200,50 +211,35 @@ def close_database(db: Database | None = None) -> None:
         return
     if not db.is_closed():
         db.close()
-    writer = getattr(db, "_ci_writer", None)
+    writer = getattr(db, "writer", None)
     if writer is not None:
-        with _writer_lock(db):
-            db._ci_writer = None
+        with db.writer_lock:
+            db.writer = None
             writer.close()
     close_all = getattr(db, "close_all", None)
     if close_all is not None:
         close_all()
 
 
-_LOCKS_LOCK = threading.Lock()
-
-
-def _writer_lock(db: Database) -> threading.Lock:
-    lock = getattr(db, "_ci_writer_lock", None)
-    if lock is None:
-        with _LOCKS_LOCK:
-            lock = getattr(db, "_ci_writer_lock", None)
-            if lock is None:
-                lock = db._ci_writer_lock = threading.Lock()
-    return lock
-
-
 def keep_writer_connection(db: Database) -> None:
-    """Let write transactions on ``db`` share one SQLite connection that stays open until
+    """Let write transactions on ``db`` (SQLite) share one connection that stays open until
     ``close_database``: for the long-running processes (``serve``, ``worker``). Elsewhere
     (the CLI, tests) a transaction writes on its thread's connection, so closing that
     leaves nothing open on the file."""
-    db._ci_keep_writer = True
+    if isinstance(db, SQLiteDatabase):
+        db.keep_writer = True
 
 
-def _writer_connection(db: Database):
+def _writer_connection(db: SQLiteDatabase):
     """The SQLite connection every write transaction of this process uses (made on first
     use; call with the writer lock held). None unless ``keep_writer_connection``, or for
     an in-memory database, where each connection is a database of its own."""
-    if not getattr(db, "_ci_keep_writer", False):
-        return None
-    conn = getattr(db, "_ci_writer", None)
-    if conn is None and db.database != ":memory:":
+    if db.writer is None and db.keep_writer and db.database != ":memory:":
         params = {**db.connect_params, "check_same_thread": False}  # one thread at a time
         conn = sqlite3.connect(db.database, timeout=db._timeout, isolation_level=None, **params)
         db._add_conn_hooks(conn)  # the same pragmas and functions as peewee's connections
-        db._ci_writer = conn
-    return conn
+        db.writer = conn
+    return db.writer
 
 
 _STATE = ("conn", "closed", "ctx", "transactions", "commit_callbacks")
@@ -295,8 +291,8 @@ class _Transaction(ContextDecorator):
         finally:
             self._release()
 
-    def _use_writer(self, db: Database) -> None:
-        lock = _writer_lock(db)
+    def _use_writer(self, db: SQLiteDatabase) -> None:
+        lock = db.writer_lock
         if not lock.acquire(timeout=SQLITE_BUSY_TIMEOUT):
             return
         self._lock = lock

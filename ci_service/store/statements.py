@@ -8,7 +8,7 @@ once per shape and backend, and then only bind values.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from peewee import Model
@@ -59,12 +59,6 @@ def insert_model(instance: Model) -> None:
     """``instance.save(force_insert=True)`` for a model whose id is set (every BaseModel
     gets one at construction), in one prepared-once statement."""
     insert_rows(type(instance), [instance.__data__])
-
-
-def conflict_columns(model: type[Model], names: Iterable[str]) -> str:
-    """``(col, col)`` of field names, for an ``ON CONFLICT`` target."""
-    fields = model._meta.fields
-    return "(" + ", ".join(_quote(fields[name].column_name) for name in names) + ")"
 
 
 def select_sql(model: type[Model], where: str, cache_key: str) -> str:
