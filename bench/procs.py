@@ -186,3 +186,18 @@ def load(spec: dict) -> dict:
 
 def seed(database: str, spec: dict, env: dict | None = None) -> dict:
     return run_json("bench.seed", [database, json.dumps(spec)], env=env)
+
+
+def optimize_index(database: str) -> dict:
+    """``ci-service optimize-index --json``: the scheduler's daily index upkeep, now."""
+    done = subprocess.run(
+        [sys.executable, "-m", "ci_service", "--database", database, "optimize-index", "--json"],
+        capture_output=True,
+        text=True,
+        env=child_env(),
+        cwd=ROOT,
+        timeout=3600,
+    )
+    if done.returncode != 0:
+        raise BenchError(f"optimize-index failed (status {done.returncode}):\n{done.stderr}")
+    return json.loads(done.stdout)

@@ -610,6 +610,13 @@ def run(args) -> tuple[Report, dict]:
                 )  # fmt: skip
                 log(f"seeded in {done['seconds']} s")
                 report.details["seed"][f"add_{size_label(n_items)}_seconds"] = done["seconds"]
+            # A served database has had the scheduler's daily upkeep (full-text indexes
+            # merged into one segment); a freshly seeded one has not, so run it here.
+            upkeep = procs.optimize_index(db)
+            steps = sum(row["steps"] for row in upkeep.values())
+            log(f"index upkeep: {steps} merge steps, "
+                f"{sum(row['seconds'] for row in upkeep.values()):.1f} s")  # fmt: skip
+            report.details["seed"][f"upkeep_{size_label(n_items)}"] = upkeep
             serve = procs.serve(db, threads=args.threads).start()
             base = None
             try:
@@ -638,7 +645,7 @@ def run(args) -> tuple[Report, dict]:
         for n_items, ours, theirs in starts:
             report.add(
                 f"start → first 200 on /healthz ({size_label(n_items)} intel items in db)",
-                ours, theirs, ours / theirs, "ours/base", "< 2 s", ours < 2.0, "s",
+                ours, theirs, ours / theirs, "ours/base", "< 1 s", ours < 1.0, "s",
             )  # fmt: skip
         runs = [pipeline_test(args, work, pages, report) for pages in args.pages]
         for r in runs:

@@ -98,8 +98,16 @@ def cli(ctx, database):
 def _warm_up_imports() -> None:
     """Import, once serving, what the first write of a kind would otherwise wait for: every
     event goes through the delivery fan-out, whose sender brings httpx (about a second
-    of CPU on a small machine). Not before serving: start-up stays short."""
+    of CPU on a small machine). Likewise what app creation leaves to the first request that
+    needs it: jsonrpcserver and jsonschema (``/mcp``), Authlib and joserfc (the OAuth
+    endpoints and consent page) and numpy (the graph layout, /api/search's windows). Not
+    before serving: start-up stays short."""
+    import jsonrpcserver  # noqa: F401
+    import jsonschema  # noqa: F401
+    import numpy  # noqa: F401
+
     import ci_service.services.delivery  # noqa: F401
+    import ci_service.web.oauth_server  # noqa: F401  (Authlib, joserfc)
 
 
 @cli.command()
@@ -631,6 +639,36 @@ def reindex(state, workspace, force, rebuild_fts, as_json):
             f"nodes ({counts['trees']} trees) with {counts['model']} ({counts['dimension']} dims)"
             + ("; rebuilt the full-text index" if rebuild_fts else "")
         )
+
+
+@cli.command("optimize-index")
+@json_option
+@click.pass_obj
+@service_errors
+def optimize_index(state, as_json):
+    """Merge the full-text search indexes into one segment each (SQLite).
+
+    What the scheduler does daily; safe while `serve` runs (one short write transaction
+    per step). Worth running after a large import. On PostgreSQL there is nothing to do.
+
+    Example: ci-service --database ./ci.db optimize-index
+    """
+    from ci_service.services.search_upkeep import optimize_indexes
+    from ci_service.store.db import connection
+
+    state.open()
+    with connection():
+        report = optimize_indexes()
+    if as_json:
+        emit_json(report)
+    elif not report:
+        click.echo("Nothing to do: PostgreSQL maintains its trigram indexes itself")
+    else:
+        for table, row in report.items():
+            click.echo(
+                f"{table}: {row['before']} → {row['after']} segments "
+                f"in {row['steps']} steps, {row['seconds']:.2f}s"
+            )
 
 
 @cli.command("backup")

@@ -40,6 +40,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("job_lease_seconds", 60.0, "Lease of a claimed job; renewed while it runs"),
     Setting("usage_flush_seconds", 1.0, "How often rate-limit counters and lastUsedAt persist"),
     Setting("response_cache_mb", 32, "Memory of the REST GET response cache, in MB (0 = off)"),
+    Setting("search_cache_mb", 32, "Memory of /api/search's text windows, in MB (0 = off)"),
     # Intel pipeline (ci_service/pipeline): crawl limits of the collect and discovery jobs.
     Setting("crawl_max_pages", 50, "Most HTML pages one crawl of a site fetches"),
     Setting("crawl_delay_seconds", 1.0, "Least seconds between two requests to one host"),

@@ -16,6 +16,10 @@ brings it forward).
   deliveries whose job was interrupted by a crash (``services/delivery.py``).
 - Every ``DIGEST_SCAN_MINUTES`` (and at start) the daily and weekly digests of the last
   complete period are made (``services/delivery_digest.py``).
+- Every ``UPKEEP_HOURS`` (first ``UPKEEP_DELAY`` after start) the SQLite full-text indexes
+  with more than one segment are merged into one (``services/search_upkeep.py``): the
+  one task here that works rather than enqueues, so it has a thread of its own and stops
+  between merge steps when the scheduler stops.
 
 Several processes on one PostgreSQL database (issue 15): the scans run in one of them at a
 time, the leader (``leadership.py``); "at start" means when a process takes the lead.
@@ -24,6 +28,7 @@ time, the leader (``leadership.py``); "at start" means when a process takes the 
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -47,6 +52,9 @@ DELIVERY_SCAN_SECONDS = 30
 DELIVERY_SCAN_JOB_ID = "delivery-scan"
 DIGEST_SCAN_MINUTES = 60
 DIGEST_SCAN_JOB_ID = "digest-scan"
+UPKEEP_HOURS = 24
+UPKEEP_DELAY = timedelta(minutes=10)  # after start-up's own work (recovery, first scans)
+UPKEEP_JOB_ID = "search-index-upkeep"
 RETRY_SECONDS = 5.0  # how often a candidate tries to take the lead (PostgreSQL)
 RETRY_ENV = "CI_SERVICE_SCHEDULER_RETRY_SECONDS"
 SCAN_SECONDS_ENV = "CI_SERVICE_SCHEDULER_SCAN_SECONDS"
@@ -174,6 +182,23 @@ def digest_scan(now: datetime | None = None) -> int:
             return 0
 
 
+def search_index_upkeep(stopping=lambda: False) -> dict:
+    """Merge the full-text indexes that need it; returns the report (logged, never raises)."""
+    from ci_service.services.search_upkeep import optimize_indexes
+
+    with connection():
+        try:
+            report = optimize_indexes(stopping=stopping)
+        except Exception:
+            log.exception("search index upkeep failed")
+            return {}
+    for table, row in report.items():
+        if row["steps"]:
+            log.info("search index upkeep: %s %d -> %d segments in %.1fs", table,
+                     row["before"], row["after"], row["seconds"])  # fmt: skip
+    return report
+
+
 class Scheduler:
     """APScheduler in a background thread, running the scans while this process leads.
 
@@ -216,7 +241,7 @@ class Scheduler:
         self._candidate: threading.Thread | None = None
         self._scheduler = BackgroundScheduler(
             timezone=UTC,
-            executors={"default": ThreadPoolExecutor(1)},
+            executors={"default": ThreadPoolExecutor(1), "upkeep": ThreadPoolExecutor(1)},
             job_defaults={"coalesce": True, "max_instances": 1, "misfire_grace_time": 300},
         )
 
@@ -279,6 +304,17 @@ class Scheduler:
                 replace_existing=True,
                 **period,
             )
+        upkeep = functools.partial(search_index_upkeep, stopping=self._stopping.is_set)
+        self._scheduler.add_job(
+            self._run,
+            "interval",
+            args=(UPKEEP_JOB_ID, upkeep),
+            id=UPKEEP_JOB_ID,
+            executor="upkeep",
+            next_run_time=now + UPKEEP_DELAY,
+            replace_existing=True,
+            hours=UPKEEP_HOURS,
+        )
 
     def _run(self, job_id: str, function) -> None:
         # Checked live on PostgreSQL: a leader whose connection dropped may have been

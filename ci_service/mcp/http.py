@@ -25,8 +25,8 @@ from ci_service.mcp.tools import ToolContext, get_tool
 from ci_service.services.auth import Access, Principal
 from ci_service.services.oauth_clients import SCOPES
 from ci_service.web.auth import authenticate_request, bearer_token, public
+from ci_service.web.oauth_common import mcp_resource
 from ci_service.web.oauth_routes import resource_metadata_url
-from ci_service.web.oauth_server import mcp_resource
 
 bp = Blueprint("mcp", __name__)
 

@@ -10,6 +10,9 @@ Dispatch goes through jsonrpcserver, with three of its habits designed around:
 Both MCP revisions are served on one endpoint: the ``initialize`` handshake (2025-11-25 and
 older) and the stateless 2026-07-28 requests that carry their version in ``params._meta``
 (with ``server/discover``). No session state is kept either way.
+
+jsonrpcserver is imported by the first message handled, not with this module: it brings
+asyncio and more, which ``serve`` would otherwise pay for at start-up.
 """
 
 from __future__ import annotations
@@ -17,8 +20,6 @@ from __future__ import annotations
 import json
 import logging
 from typing import Any
-
-from jsonrpcserver import Error, Success, dispatch_to_serializable
 
 from ci_service import __version__
 from ci_service.errors import (
@@ -207,6 +208,7 @@ MCP_METHODS = {
 
 def _rpc(fn):
     """Adapt ``fn(context, params, version)`` to a jsonrpcserver method that never leaks."""
+    from jsonrpcserver import Error, Success  # not at start-up: see the module doc
 
     def method(context, *args, **params):
         if args:
@@ -289,6 +291,8 @@ def handle_one(item: Any, context: ToolContext, table: dict | None = None) -> di
             "Method not found",
             {"details": {"method": [f"no method named {request['method']!r}"]}},
         )
+    from jsonrpcserver import dispatch_to_serializable  # not at start-up: see the module doc
+
     return dispatch_to_serializable(
         request,
         methods=table,

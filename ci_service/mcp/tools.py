@@ -12,8 +12,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from ci_service.errors import ValidationFailed
 from ci_service.services.auth import READ, Access, Principal, check_access
 
@@ -57,6 +55,10 @@ class Tool:
             raise InvalidArguments(
                 "Arguments must be an object", {"arguments": ["must be an object"]}
             )
+        # Imported here, not at module level: jsonschema costs ~50 ms of serve's start-up
+        # (cli._warm_up_imports loads it once serving).
+        from jsonschema import Draft202012Validator
+
         errors = sorted(
             Draft202012Validator(self.input_schema).iter_errors(arguments),
             key=lambda e: list(e.absolute_path),

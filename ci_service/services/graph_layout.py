@@ -29,8 +29,6 @@ import threading
 from collections import OrderedDict, deque
 from typing import TYPE_CHECKING, Any
 
-import numpy as np
-
 from ci_service.services import graph
 from ci_service.store.graph import GraphNode
 
@@ -89,6 +87,8 @@ def _skeleton(g: nx.Graph) -> list[str]:
 def _leaf_step(g: nx.Graph, pos: dict[str, tuple[float, float]]) -> float:
     """Sunflower spacing so that a typical hub's fan fills about half the room between
     neighbouring skeleton nodes."""
+    import numpy as np  # here, not at module level: the graph page is imported at start-up
+
     if len(pos) < 2:
         return LEAF_STEP
     points = np.array(list(pos.values()))

@@ -46,7 +46,7 @@ import re
 import threading
 from typing import Any
 
-from ci_service.services import intel_index
+from ci_service.services import intel_index, search_window
 from ci_service.services.fields import fail
 from ci_service.services.intel import intel_to_dict
 from ci_service.services.intel_text import STOP_WORDS
@@ -234,13 +234,18 @@ def search_intel(
 
 
 def substring_search_rows(
-    workspace_id: str, text: str, limit: int = 20
+    workspace_id: str, text: str, limit: int = 20, *, version: int | None = None
 ) -> list[tuple[str, str, str]]:
     """``(id, title, content)`` of the items whose content contains ``text``
-    (case-insensitive), newest first, at most ``limit``: one query."""
+    (case-insensitive), newest first, at most ``limit``: one query, or for 2 characters
+    the workspace's window of its newest items at data ``version`` (None: read it)."""
     needle = " ".join((text or "").split()) if (text or "").strip() else ""
     if len(needle) < 2 or limit <= 0:
         return []
+    if len(needle) < 3:
+        recent = search_window.window(workspace_id, "intel", version, _load_recent)
+        if recent is not None:
+            return recent.find(needle, limit)
     if is_postgres():
         sql = (
             "SELECT id, title, content FROM intel_item WHERE workspace_id = %s "
@@ -276,6 +281,16 @@ def substring_search_rows(
     return [
         (row[0], row[1] or "", row[2] or "") for row in database.execute_sql(sql, params).fetchall()
     ]
+
+
+def _load_recent(workspace_id: str) -> list[tuple[str, tuple[str, str, str]]]:
+    """The newest ``SHORT_SCAN_ROWS`` items' content and ``(id, title, content)``."""
+    sql = (
+        f"SELECT id, title, content FROM intel_item WHERE workspace_id = {database.param} "
+        f"ORDER BY seq DESC LIMIT {SHORT_SCAN_ROWS}"
+    )
+    rows = database.execute_sql(sql, [workspace_id]).fetchall()
+    return [(row[2] or "", (row[0], row[1] or "", row[2] or "")) for row in rows]
 
 
 def substring_search_intel(workspace_id: str, text: str, limit: int = 20) -> list[IntelItem]:

@@ -16,9 +16,13 @@ a substring match. A 2-character query has no trigram: it scans the workspace's 
 (one per competitor and battlecard) with ``LIKE`` (ASCII) or a case-folded comparison
 (other text), and intel with the intel service's bounded scan (the newest 1,000 items).
 
-Round trips: one query per kind, each joining the matches to the columns the results
-show (competitor name and website; card mode, text, competitor and product names; intel
-title and content), so a search is three statements whatever it finds.
+Windows (issue 16): competitors, battlecards and 2-character intel queries are answered
+from the workspace's in-memory windows at its data version (services/search_window.py),
+exact after every write; the SQL below runs when a workspace's window is over its size
+cap or windows are off. So a search is usually one statement (the intel trigram query),
+and at most one per kind, each joining the matches to the columns the results show
+(competitor name and website; card mode, text, competitor and product names; intel title
+and content).
 
 On PostgreSQL ``search_doc`` has one ``pg_trgm`` GIN index on its text, and a query is an
 ``ILIKE`` of the escaped needle: the same substring match, the same order rules.
@@ -26,11 +30,14 @@ On PostgreSQL ``search_doc`` has one ``pg_trgm`` GIN index on its text, and a qu
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import Any
 
 from ci_service.errors import ValidationFailed
+from ci_service.services import search_window
 from ci_service.services.intel_search import substring_search_rows
 from ci_service.services.search_text import like_pattern, quote_fts
+from ci_service.store.data_version import read_version
 from ci_service.store.db import database, is_postgres
 
 LIMIT = 20
@@ -66,15 +73,54 @@ def match_docs(workspace_id: str, kind: str, needle: str, limit: int) -> list[st
     return [row[0] for row in _matches(workspace_id, kind, needle, limit)]
 
 
-def _matches(workspace_id: str, kind: str, needle: str, limit: int) -> list[tuple]:
+def _matches(
+    workspace_id: str, kind: str, needle: str, limit: int, version: int | None = None
+) -> list[tuple]:
     """The rows (``_COLUMNS``) of the workspace's ``kind`` records whose indexed text
-    contains ``needle``, in result order, at most ``limit``."""
+    contains ``needle``, in result order, at most ``limit``: from the workspace's window
+    (services/search_window.py) at ``version``, or from SQL when it has none."""
     if limit <= 0:
         return []
+    window = search_window.window(workspace_id, kind, version, _WINDOW_LOADERS[kind])
+    if window is not None:
+        return window.find(needle, limit)
     rows = _matching_rows(workspace_id, kind, needle, limit)
     if kind == "competitor":
-        rows = sorted(rows, key=lambda r: ((r[1] or "").casefold(), r[0]))
+        rows = sorted(rows, key=_competitor_order)
     return rows[:limit]
+
+
+def _competitor_order(row: tuple) -> tuple[str, str]:
+    return ((row[1] or "").casefold(), row[0])
+
+
+def _load_competitors(workspace_id: str) -> list[tuple[str, tuple]]:
+    """Every indexed competitor's name and result row, sorted as results are."""
+    columns, joins = _COLUMNS["competitor"]
+    sql = (
+        f"SELECT {columns} FROM search_doc d {joins} WHERE d.workspace_id = {database.param} "
+        "AND d.kind = 'competitor'"
+    )
+    rows = sorted(database.execute_sql(sql, [workspace_id]).fetchall(), key=_competitor_order)
+    return [(row[1], row) for row in rows]
+
+
+def _load_battlecards(workspace_id: str) -> Iterator[tuple[str, tuple]]:
+    """Every battlecard's text and result row, most recently written first."""
+    columns, joins = _COLUMNS["battlecard"]
+    sql = (
+        f"SELECT {columns} FROM search_doc d {joins} WHERE d.workspace_id = {database.param} "
+        "AND d.kind = 'battlecard' ORDER BY d.doc_id DESC"
+    )
+    cursor = database.execute_sql(sql, [workspace_id])
+    try:  # closed even when the window stops early (over its cap)
+        for row in cursor:
+            yield row[2], row
+    finally:
+        cursor.close()
+
+
+_WINDOW_LOADERS = {"competitor": _load_competitors, "battlecard": _load_battlecards}
 
 
 def _matching_rows(workspace_id: str, kind: str, needle: str, limit: int) -> list[tuple]:
@@ -125,9 +171,12 @@ def _excerpt(text: str, needle: str, width: int = 120) -> str:
     return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
 
 
-def search(workspace_id: str, q: Any) -> list[dict[str, Any]]:
-    """Search results for ``q`` (see the module docstring): one query per kind."""
+def search(workspace_id: str, q: Any, *, version: int | None = None) -> list[dict[str, Any]]:
+    """Search results for ``q`` (see the module docstring). ``version``: the workspace's
+    data version when the caller has read it (an API key's lookup does), else read here."""
     needle = check_query(q)
+    if version is None:
+        version = read_version(workspace_id)
     results: list[dict[str, Any]] = [
         {
             "type": "competitor",
@@ -137,10 +186,10 @@ def search(workspace_id: str, q: Any) -> list[dict[str, Any]]:
             "url": f"/competitors/{cid}",
             "score": None,
         }
-        for cid, name, website_url in _matches(workspace_id, "competitor", needle, LIMIT)
+        for cid, name, website_url in _matches(workspace_id, "competitor", needle, LIMIT, version)
     ]
     for bid, mode, text, rival, product in _matches(
-        workspace_id, "battlecard", needle, LIMIT - len(results)
+        workspace_id, "battlecard", needle, LIMIT - len(results), version
     ):
         results.append(
             {
@@ -154,7 +203,9 @@ def search(workspace_id: str, q: Any) -> list[dict[str, Any]]:
         )
     remaining = LIMIT - len(results)
     if remaining > 0:
-        for item_id, title, content in substring_search_rows(workspace_id, needle, remaining):
+        for item_id, title, content in substring_search_rows(
+            workspace_id, needle, remaining, version=version
+        ):
             results.append(
                 {
                     "type": "intel",

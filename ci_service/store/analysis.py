@@ -214,3 +214,6 @@ def rebuild_search_index() -> None:
         for kind in KINDS:
             database.execute_sql(f"DELETE FROM {kind}_fts")
     _fill_search_doc(database)
+    # search_doc writes do not bump data versions (store/data_version.py); /api/search
+    # keeps windows of it per version (services/search_window.py), so say it changed.
+    database.execute_sql("UPDATE workspace SET data_version = data_version + 1")

@@ -9,6 +9,7 @@ from pathlib import Path
 from flask import Flask, g, send_from_directory
 
 from ci_service import __version__
+from ci_service.services import search_window
 from ci_service.services.usage import make_tracker
 from ci_service.settings import Settings, load_settings
 from ci_service.store.db import (
@@ -86,6 +87,7 @@ def create_app(
 
     auth.install(app)
     response_cache.install(app, settings.response_cache_mb)  # after auth: checks run first
+    search_window.configure(settings.search_cache_mb)
 
     @app.after_request
     def finish(response):

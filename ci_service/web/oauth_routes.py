@@ -16,12 +16,16 @@ from __future__ import annotations
 
 import json
 import logging
+from typing import TYPE_CHECKING
 
 from flask import Blueprint, Flask, Response, current_app, request
 
 from ci_service.services import oauth_clients
 from ci_service.store.db import transaction
-from ci_service.web.oauth_server import CLIENT_AUTH_METHODS, Server, issuer, mcp_resource
+from ci_service.web.oauth_common import CLIENT_AUTH_METHODS, issuer, mcp_resource, safe_text
+
+if TYPE_CHECKING:  # Authlib is imported by the first request that needs it, not at start-up
+    from ci_service.web.oauth_server import Server
 
 log = logging.getLogger(__name__)
 bp = Blueprint("oauth", __name__)
@@ -38,7 +42,15 @@ FORM = "application/x-www-form-urlencoded"
 
 
 def server() -> Server:
-    return current_app.extensions["ci_oauth"]
+    """The app's Authlib server, built on first use: importing Authlib (and joserfc) takes
+    about 0.1 s, which app creation, and so start-up, does not pay."""
+    found = current_app.extensions.get("ci_oauth")
+    if found is None:
+        from ci_service.web.oauth_server import Server
+
+        # Two first requests at once may each build one; setdefault keeps a single server.
+        found = current_app.extensions.setdefault("ci_oauth", Server())
+    return found
 
 
 def oauth_error(error: str, description: str, status: int = 400) -> Response:
@@ -53,8 +65,6 @@ def oauth_error(error: str, description: str, status: int = 400) -> Response:
 
 def bad_parameter() -> Response | None:
     """An OAuth error for a repeated or malformed parameter, else None."""
-    from ci_service.web.oauth_server import safe_text
-
     for name in CHECKED_PARAMS:
         values = request.values.getlist(name)
         if len(values) > 1:
@@ -171,5 +181,5 @@ def allow_any_origin(response: Response) -> Response:
 
 
 def install(app: Flask) -> None:
-    app.extensions["ci_oauth"] = Server()
+    # The Authlib server itself is built by server() on the first request that needs it.
     app.register_blueprint(bp)

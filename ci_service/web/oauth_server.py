@@ -6,11 +6,13 @@ revocation (RFC 7009) and the ``iss`` authorization response parameter (RFC 9207
 classes here only adapt it to our rows and rules (services/oauth_clients.py,
 services/oauth_tokens.py) and add the resource indicator check (RFC 8707): a code or token
 is only ever minted for this server's ``/mcp``.
+
+This module is imported on the first request that needs the server (web/oauth_routes.py
+``server()``), not when the app is created: Authlib and joserfc take about 0.1 s to import.
+The helpers that need no Authlib live in web/oauth_common.py.
 """
 
 from __future__ import annotations
-
-import re
 
 from authlib.integrations.flask_oauth2 import AuthorizationServer
 from authlib.oauth2 import OAuth2Error
@@ -35,24 +37,7 @@ from flask import request
 
 from ci_service.services import oauth_clients, oauth_tokens
 from ci_service.store.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthToken
-
-CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"]
-_UNSAFE = re.compile(r"[^\x20-\x21\x23-\x5b\x5d-\x7e]")
-
-
-def safe_text(text: str, limit: int = 300) -> str:
-    """Text allowed in ``error_description`` (RFC 6749 §4.1.2.1: no quote, no backslash)."""
-    return _UNSAFE.sub("?", str(text))[:limit]
-
-
-def issuer() -> str:
-    """This server's origin, as the clients reached it: the issuer and the resource's base."""
-    return f"{request.scheme}://{request.host}"
-
-
-def mcp_resource() -> str:
-    """The protected resource (RFC 8707, RFC 9728): this server's tool server."""
-    return issuer() + "/mcp"
+from ci_service.web.oauth_common import CLIENT_AUTH_METHODS, issuer, safe_text
 
 
 class InvalidTargetError(OAuth2Error):

@@ -18,8 +18,8 @@ The ETag is a hash of the key (version included) and the service version, so a m
 Only routes in ``CACHED_ENDPOINTS`` are cached: JSON list and detail reads whose answer is
 a function of the workspace's data and the query. Not cached: /api/api-keys (shows
 ``lastUsedAt``, written behind per request), /api/jobs (``startedAt`` is stamped by claims,
-which do not bump the version), battlecard exports, and /api/search (its own index work is
-measured separately; a candidate later).
+which do not bump the version), battlecard exports, and /api/search (queries rarely repeat;
+it keeps exact windows of the texts it searches instead: services/search_window.py).
 """
 
 from __future__ import annotations

@@ -17,17 +17,20 @@ apply ``form-action`` to the redirect that follows the submission.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from authlib.common.urls import add_params_to_uri
-from authlib.oauth2 import OAuth2Error
 from flask import current_app, g, redirect, request, url_for
 
 from ci_service.errors import ServiceError
 from ci_service.services import oauth_clients, oauth_tokens, people
-from ci_service.web.oauth_server import check_resource, issuer, mcp_resource, safe_text
+from ci_service.web.oauth_common import issuer, mcp_resource, safe_text
+from ci_service.web.oauth_routes import bad_parameter, server
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import CSP, render
+
+if TYPE_CHECKING:  # Authlib is imported by the first request here, not at start-up
+    from authlib.oauth2 import OAuth2Error
 
 SCOPE_TEXT = {
     "read": "Read competitors, battlecards, matrices, solutions and collected intel",
@@ -41,8 +44,9 @@ def _invalid(message: str):
 
 def _send_back(error: OAuth2Error):
     """An error the client's verified redirect URI receives (with the issuer, RFC 9207)."""
-    server = current_app.extensions["ci_oauth"]
-    response = server.handle_error_response(None, error)
+    from authlib.common.urls import add_params_to_uri
+
+    response = server().handle_error_response(None, error)
     if response.location:
         response.location = add_params_to_uri(response.location, {"iss": issuer()})
     return response
@@ -50,7 +54,9 @@ def _send_back(error: OAuth2Error):
 
 def _validated():
     """(Authlib grant, client row) for this request; or a response that ends it."""
-    from ci_service.web.oauth_routes import bad_parameter
+    from authlib.oauth2 import OAuth2Error
+
+    from ci_service.web.oauth_server import check_resource
 
     if bad_parameter() is not None:
         return None, _invalid("This authorization link is malformed.")
@@ -61,9 +67,8 @@ def _validated():
             oauth_clients.resolve_metadata_document(client_id, settings.allow_private_urls)
         except oauth_clients.ClientMetadataError as exc:
             return None, _invalid(f"The application's metadata document: {exc.description}")
-    server = current_app.extensions["ci_oauth"]
     try:
-        grant = server.get_consent_grant(end_user=None)
+        grant = server().get_consent_grant(end_user=None)
     except OAuth2Error as error:
         if error.redirect_uri:
             return None, _send_back(error)
@@ -120,9 +125,8 @@ def oauth_authorize():
         return redirect(url_for("pages.signin", next=request.full_path))
     if request.method == "GET":
         return _page(grant, client)
-    server = current_app.extensions["ci_oauth"]
     if request.form.get("decision") != "allow":
-        return server.create_authorization_response(grant_user=None, grant=grant)
+        return server().create_authorization_response(grant_user=None, grant=grant)
     requested = grant.request.scope.split()
     scopes = [s for s in requested if s in request.form.getlist("grant_scope")]
     user_id = request.form.get("user_id", "")
@@ -132,4 +136,4 @@ def oauth_authorize():
         connection = oauth_tokens.connect(client, user_id, scopes, mcp_resource())
     except ServiceError as exc:
         return _page(grant, client, exc.status, safe_text(exc.message), scopes, user_id)
-    return server.create_authorization_response(grant_user=connection, grant=grant)
+    return server().create_authorization_response(grant_user=connection, grant=grant)
