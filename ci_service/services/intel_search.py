@@ -243,7 +243,9 @@ def substring_search_rows(
     if len(needle) < 2 or limit <= 0:
         return []
     if len(needle) < 3:
-        recent = search_window.window(workspace_id, "intel", version, _load_recent)
+        # The window's size is in its key: a window of another size is another window.
+        kind = f"intel-newest-{SHORT_SCAN_ROWS}"
+        recent = search_window.window(workspace_id, kind, version, _load_recent)
         if recent is not None:
             return recent.find(needle, limit)
     if is_postgres():
