@@ -162,10 +162,10 @@ def baseline(*, threads: int = 8, body_file=None, database=None, workspace=None)
     return Server("baseline app", args)
 
 
-def run_json(
+def run_module(
     module: str, args: list[str], stdin: dict | None = None, timeout=3600, env: dict | None = None
-) -> dict:
-    """Run ``python -m module args`` in its own process; its stdout is one JSON value."""
+) -> str:
+    """Run ``python -m module args`` in its own process; its stdout."""
     done = subprocess.run(
         [sys.executable, "-m", module, *args],
         input=json.dumps(stdin) if stdin is not None else None,
@@ -177,7 +177,15 @@ def run_json(
     )
     if done.returncode != 0:
         raise BenchError(f"{module} failed (status {done.returncode}):\n{done.stderr[-3000:]}")
-    return json.loads(done.stdout.strip().splitlines()[-1])
+    return done.stdout
+
+
+def run_json(
+    module: str, args: list[str], stdin: dict | None = None, timeout=3600, env: dict | None = None
+) -> dict:
+    """Run ``python -m module args`` in its own process; the last line of its stdout is
+    one JSON value."""
+    return json.loads(run_module(module, args, stdin, timeout, env).strip().splitlines()[-1])
 
 
 def load(spec: dict) -> dict:
@@ -189,15 +197,8 @@ def seed(database: str, spec: dict, env: dict | None = None) -> dict:
 
 
 def optimize_index(database: str) -> dict:
-    """``ci-service optimize-index --json``: the scheduler's daily index upkeep, now."""
-    done = subprocess.run(
-        [sys.executable, "-m", "ci_service", "--database", database, "optimize-index", "--json"],
-        capture_output=True,
-        text=True,
-        env=child_env(),
-        cwd=ROOT,
-        timeout=3600,
+    """``ci-service optimize-index --json``: the scheduler's daily index upkeep, now (its
+    JSON is indented, so the whole stdout is parsed)."""
+    return json.loads(
+        run_module("ci_service", ["--database", database, "optimize-index", "--json"])
     )
-    if done.returncode != 0:
-        raise BenchError(f"optimize-index failed (status {done.returncode}):\n{done.stderr}")
-    return json.loads(done.stdout)

@@ -189,21 +189,26 @@ def save_code(code: str, grant: OAuthGrant, redirect_uri: str, challenge: str, m
         )
 
 
+def _presented(model, hash_field, value: Any, prefix: str, client_id: str):
+    """The ``model`` row (with its grant) whose ``hash_field`` is the hash of the presented
+    secret ``value``, when ``value`` looks like one (``prefix``) and the row belongs to
+    ``client_id``; else None. Whether it is still live is the caller's rule."""
+    if not isinstance(value, str) or not value.startswith(prefix) or len(value) > 200:
+        return None
+    wanted = digest(value)
+    row = model.select(model, OAuthGrant).join(OAuthGrant).where(hash_field == wanted).first()
+    if row is None or not hmac.compare_digest(getattr(row, hash_field.name), wanted):
+        return None
+    if row.grant.client_id != client_id:
+        return None
+    return row
+
+
 def find_code(code: Any, client_id: str) -> OAuthCode | None:
     """A live code of ``client_id``. A code presented a second time revokes its connection
     (call inside the token request's transaction)."""
-    if not isinstance(code, str) or not code.startswith(CODE_PREFIX) or len(code) > 200:
-        return None
-    wanted = digest(code)
-    row = (
-        OAuthCode.select(OAuthCode, OAuthGrant)
-        .join(OAuthGrant)
-        .where(OAuthCode.code_hash == wanted)
-        .first()
-    )
-    if row is None or not hmac.compare_digest(row.code_hash, wanted):
-        return None
-    if row.grant.client_id != client_id:
+    row = _presented(OAuthCode, OAuthCode.code_hash, code, CODE_PREFIX, client_id)
+    if row is None:
         return None
     if row.used_at is not None:
         revoke_grant(row.grant_id)
@@ -239,18 +244,8 @@ def save_tokens(grant_id: str, token: dict[str, Any], scopes: list[str], resourc
 def find_refresh_token(value: Any, client_id: str) -> OAuthToken | None:
     """The live token row of a refresh token of ``client_id``. A rotated one presented again
     revokes its connection (call inside the token request's transaction)."""
-    if not isinstance(value, str) or not value.startswith(REFRESH_PREFIX) or len(value) > 200:
-        return None
-    wanted = digest(value)
-    row = (
-        OAuthToken.select(OAuthToken, OAuthGrant)
-        .join(OAuthGrant)
-        .where(OAuthToken.refresh_hash == wanted)
-        .first()
-    )
-    if row is None or not hmac.compare_digest(row.refresh_hash, wanted):
-        return None
-    if row.grant.client_id != client_id:
+    row = _presented(OAuthToken, OAuthToken.refresh_hash, value, REFRESH_PREFIX, client_id)
+    if row is None:
         return None
     if row.replaced_by is not None:
         revoke_grant(row.grant_id)

@@ -33,7 +33,7 @@ import threading
 import weakref
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -187,7 +187,7 @@ class WindowCache:
             return entry[1]
 
     def store(self, key: tuple[str, str], version: int, window: Any) -> None:
-        size = window.size if isinstance(window, TextWindow) else 0
+        size = _size(window)
         if size > self.budget:
             window, size = TOO_LARGE, 0
         with self._lock:
@@ -245,7 +245,7 @@ def window(
     workspace_id: str,
     kind: str,
     version: int | None,
-    load: Callable[[str], Sequence[tuple[str, tuple]]],
+    load: Callable[[str], Iterable[tuple[str, tuple]]],
 ) -> TextWindow | None:
     """The workspace's ``kind`` window at ``version`` (None: read it now), built with
     ``load(workspace_id)`` (``(text, row)`` pairs in result order) when missing; None
