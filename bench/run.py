@@ -547,10 +547,9 @@ def pipeline_test(args, work: Path, pages: int, report: Report) -> dict:
                 raise procs.BenchError(f"pipeline job failed: {job.get('error')}")
             intel = http.get("/api/intel", params={"limit": 1000}).json()["intelItems"]
         fetched = list(site.paths)
-        # The network part: every request the crawl made, replayed one at a time, each on
-        # a new connection (as the crawler's fetcher connects per request).
-        no_reuse = httpx.Limits(max_keepalive_connections=0)
-        with httpx.Client(limits=no_reuse, timeout=30) as fetch:
+        # The network part: every request the crawl made, replayed one at a time on a kept
+        # connection, as the crawler's fetcher keeps its connections (intel/fetch.py).
+        with httpx.Client(timeout=30) as fetch:
             net_began = time.perf_counter()
             for path in fetched:
                 fetch.get(site.base + path)

@@ -151,6 +151,11 @@ class SiteServer:
 
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
+            # Headers and body leave in two writes; with Nagle's algorithm on, the body of
+            # every response on a kept connection waited for the client's delayed ACK
+            # (40 ms on Linux), which the crawl paid per page and the replay on fresh
+            # connections did not. Web servers set TCP_NODELAY on kept connections.
+            disable_nagle_algorithm = True
 
             def do_GET(self):  # noqa: N802 (http.server's naming)
                 owner.paths.append(self.path)

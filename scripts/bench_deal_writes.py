@@ -2,8 +2,9 @@
 
 Two parts, each on SQLite and on PostgreSQL (``--backends``):
 
-- ``profile`` (in-process, Flask test client): ``POST /api/deals`` with the benchmark's body
-  (LOST, three arguments, bench/run.py ``write_test``), ``--requests`` times; counts the SQL
+- ``profile`` (in-process, Flask test client, connections kept as ``serve`` keeps them):
+  ``POST /api/deals`` with the benchmark's body (LOST, three arguments, bench/run.py
+  ``write_test``), ``--requests`` times; counts the SQL
   statements of the whole request and of ``services.deals.create_deal`` alone (by wrapping
   the database's ``execute_sql``), and the median wall and CPU time per request.
 - ``serve``: a fresh database seeded by bench/seed.py, ``ci-service serve --no-jobs
@@ -73,7 +74,10 @@ def profile(backend: str, database: str, requests: int) -> dict:
     from ci_service.store.db import database as proxy
     from ci_service.web.app import create_app, shutdown_app
 
-    app = create_app(load_settings(environ={}, database=database, job_workers=0, scheduler=False))
+    settings = load_settings(environ={}, database=database, job_workers=0, scheduler=False)
+    # As serve runs it: connections kept open, SQLite writes on the one writer connection
+    # (without, each request opened a connection, set its pragmas and closed it: 2.3 ms).
+    app = create_app(settings, persistent_connections=True)
     try:
         with connection():
             ws = create_workspace(f"ws-{secrets.token_hex(3)}", "ENTERPRISE")

@@ -284,6 +284,19 @@ def fail(fields: dict[str, list[str]]) -> ValidationFailed:
     return ValidationFailed(f"Invalid request: {text}"[:500], {"fields": fields})
 
 
+_SCHEMAS: dict[type[ma.Schema], ma.Schema] = {}
+
+
+def schema_instance(schema: type[ma.Schema]) -> ma.Schema:
+    """One instance per schema class, made on first use. Making one deep-copies every
+    declared field (about a tenth of a millisecond for a deal's), and loading keeps no
+    state on the instance (marshmallow 4 has no context), so threads share it."""
+    instance = _SCHEMAS.get(schema)
+    if instance is None:
+        instance = _SCHEMAS.setdefault(schema, schema())
+    return instance
+
+
 def load(schema: type[ma.Schema], data: Any) -> dict[str, Any]:
     """Validate ``data`` with ``schema``; a 400 naming each bad field otherwise.
 
@@ -292,7 +305,7 @@ def load(schema: type[ma.Schema], data: Any) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise fail({"body": ["must be a JSON object"]})
     try:
-        return schema().load(data)
+        return schema_instance(schema).load(data)
     except ma.ValidationError as exc:
         raise fail(_flatten(exc.messages)) from None
 
