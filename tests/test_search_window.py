@@ -81,7 +81,7 @@ def test_cache_keeps_one_version_per_key_and_its_budget():
     assert cache.lookup(("w1", "battlecard"), 5) is small
     for n in range(5):
         cache.store((f"w{n + 2}", "intel"), 1, TextWindow([("y" * 1000, (n,))]))
-    assert cache.used <= cache.budget and len(cache._entries) == 3
+    assert cache.bytes <= cache.max_bytes and len(cache) == 3
     assert cache.lookup(("w1", "battlecard"), 5) is None  # least recently used went first
 
 

@@ -32,13 +32,13 @@ from __future__ import annotations
 import threading
 import weakref
 from bisect import bisect_right
-from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
 
+from ci_service.sized_lru import SizedLRU
 from ci_service.store.data_version import read_version
 from ci_service.store.db import database
 
@@ -169,48 +169,30 @@ def _pair_bitmap(folded: str) -> bytes:
 TOO_LARGE = object()
 
 
-class WindowCache:
+class WindowCache(SizedLRU):
     """``(workspace, kind) -> (version, window)``, least recently used first out."""
 
     def __init__(self, budget_bytes: int):
-        self.budget = budget_bytes
-        self.used = 0
-        self._entries: OrderedDict[tuple[str, str], tuple[int, Any]] = OrderedDict()
-        self._lock = threading.Lock()
+        super().__init__(budget_bytes, size=_entry_size)
 
     def lookup(self, key: tuple[str, str], version: int) -> Any:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or entry[0] != version:
-                return None
-            self._entries.move_to_end(key)
-            return entry[1]
+        """The window (or ``TOO_LARGE``) stored for ``version``; None for another version."""
+        entry = self.get(key)
+        return entry[1] if entry is not None and entry[0] == version else None
 
     def store(self, key: tuple[str, str], version: int, window: Any) -> None:
-        size = _size(window)
-        if size > self.budget:
-            window, size = TOO_LARGE, 0
-        with self._lock:
-            old = self._entries.get(key)
-            if old is not None:
-                if old[0] > version:  # a newer window got here first: keep it
-                    return
-                self.used -= _size(old[1])
-                del self._entries[key]
-            self._entries[key] = (version, window)
-            self.used += size
-            while self.used > self.budget and self._entries:
-                _key, (_v, dropped) = self._entries.popitem(last=False)
-                self.used -= _size(dropped)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._entries.clear()
-            self.used = 0
+        if _size(window) > self.max_bytes:
+            window = TOO_LARGE
+        # A newer window that got here first stays.
+        self.put(key, (version, window), replaces=lambda old: old[0] <= version)
 
 
 def _size(window: Any) -> int:
     return window.size if isinstance(window, TextWindow) else 0
+
+
+def _entry_size(entry: tuple[int, Any]) -> int:
+    return _size(entry[1])
 
 
 _budget = DEFAULT_BUDGET_BYTES
@@ -225,7 +207,7 @@ def configure(budget_mb: float) -> None:
     _budget = int(budget_mb * 1024 * 1024)
     with _caches_lock:
         for cache in _caches.values():
-            cache.budget = _budget
+            cache.max_bytes = _budget
             if _budget <= 0:
                 cache.clear()
 

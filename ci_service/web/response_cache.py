@@ -25,13 +25,13 @@ it keeps exact windows of the texts it searches instead: services/search_window.
 from __future__ import annotations
 
 import hashlib
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
+from operator import attrgetter
 
 from flask import Flask, Response, current_app, g, request
 
 from ci_service import __version__
+from ci_service.sized_lru import SizedLRU
 from ci_service.store.data_version import read_version
 
 CACHED_ENDPOINTS = frozenset(
@@ -83,41 +83,16 @@ class Entry:
         return len(self.body) + ENTRY_OVERHEAD
 
 
-class ResponseCache:
-    """A thread-safe LRU of ``Entry`` bounded by bytes."""
+class ResponseCache(SizedLRU):
+    """The answers, least recently used first out, bounded by bytes."""
 
     def __init__(self, max_bytes: int):
-        self.max_bytes = max_bytes
-        self.bytes = 0
-        self.hits = self.misses = 0
-        self._entries: OrderedDict[tuple, Entry] = OrderedDict()
-        self._lock = threading.Lock()
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def get(self, key: tuple) -> Entry | None:
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None:
-                self.misses += 1
-                return None
-            self._entries.move_to_end(key)
-            self.hits += 1
-            return entry
+        super().__init__(max_bytes, size=attrgetter("size"))
 
     def put(self, key: tuple, entry: Entry) -> None:
         if entry.size > self.max_bytes // 4:
             return  # one huge answer must not flush everything else
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                self.bytes -= old.size
-            self._entries[key] = entry
-            self.bytes += entry.size
-            while self.bytes > self.max_bytes:
-                _, evicted = self._entries.popitem(last=False)
-                self.bytes -= evicted.size
+        super().put(key, entry)
 
 
 @dataclass
