@@ -138,13 +138,30 @@ def _warm_up_imports() -> None:
     is_flag=True,
     help="Web only: run no jobs here (a `ci-service worker` runs them).",
 )
+@click.option(
+    "--public-url",
+    default=None,
+    help="The address people reach the service at, e.g. https://ci.example.com "
+    "(env CI_SERVICE_PUBLIC_URL; default: this server's own address).",
+)
+@click.option(
+    "--trusted-proxy",
+    default=None,
+    help="Address of the reverse proxy in front, whose X-Forwarded-For/-Proto/-Host "
+    "headers are believed, or * (env CI_SERVICE_TRUSTED_PROXY; default: none).",
+)
 @click.pass_obj
-def serve(state, host, port, threads, job_workers, no_scheduler, no_jobs):
+def serve(
+    state, host, port, threads, job_workers, no_scheduler, no_jobs, public_url, trusted_proxy
+):
     """Serve the REST API, the tool server and the job runner in one process.
 
     With --no-jobs the process serves requests only; jobs it queues are run by a
     `ci-service worker` (the scheduler still runs here unless --no-scheduler: it only
     queues jobs).
+
+    Behind a TLS proxy, give the public address and the proxy's (docs/deployment.md):
+    ci-service serve --public-url https://ci.example.com --trusted-proxy 127.0.0.1
 
     Example: ci-service --database ./ci.db serve --port 8000
     """
@@ -152,10 +169,16 @@ def serve(state, host, port, threads, job_workers, no_scheduler, no_jobs):
 
     from ci_service.jobs.background import start_background, stop_background
     from ci_service.web.app import create_app, shutdown_app
+    from ci_service.web.serving import proxy_options, publish_address
 
     if no_jobs and job_workers:
         raise click.ClickException("--no-jobs runs no job threads: leave out --job-workers")
-    overrides = {"database": state.database, "job_workers": job_workers}
+    overrides = {
+        "database": state.database,
+        "job_workers": job_workers,
+        "public_url": public_url,
+        "trusted_proxy": trusted_proxy,
+    }
     if no_scheduler:
         overrides["scheduler"] = False
     try:
@@ -166,7 +189,10 @@ def serve(state, host, port, threads, job_workers, no_scheduler, no_jobs):
     except OperationalError as exc:  # PostgreSQL unreachable, say
         raise _unreachable(state.database, exc) from None
     _log_to_stderr()
-    server = create_server(app, host=host, port=port, threads=threads, ident="ci-service")
+    server = create_server(
+        app, host=host, port=port, threads=threads, ident="ci-service", **proxy_options(settings)
+    )
+    settings = publish_address(app, settings, host, server.effective_port)
     try:
         start_background(app, settings, jobs=not no_jobs)  # recovery, runner, scheduler
     except (ImportError, ValueError) as exc:  # CI_SERVICE_JOB_MODULES, lease, periods

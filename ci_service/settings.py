@@ -12,6 +12,9 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 MIB = 1024 * 1024
+# Where serve listens unless told otherwise; links made outside serve (a worker's alerts)
+# fall back to it when ``public_url`` is not set.
+DEFAULT_PUBLIC_URL = "http://127.0.0.1:8000"
 
 
 @dataclass(frozen=True)
@@ -38,6 +41,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("job_workers", 2, "Threads that run background jobs (0 = run jobs inline)"),
     Setting("scheduler", True, "Run the periodic refresh scheduler inside serve"),
     Setting("job_lease_seconds", 60.0, "Lease of a claimed job; renewed while it runs"),
+    Setting("job_max_attempts", 3, "Runs of a job before an interruption fails it for good"),
+    Setting("job_retry_delay_seconds", 30.0, "Wait before an interrupted job runs again (doubles)"),
+    Setting(
+        "scheduler_lease_seconds", 30.0, "Lease of the scheduler's lead, renewed by its leader"
+    ),
     Setting("usage_flush_seconds", 1.0, "How often rate-limit counters and lastUsedAt persist"),
     Setting("response_cache_mb", 32, "Memory of the REST GET response cache, in MB (0 = off)"),
     Setting("search_cache_mb", 32, "Memory of /api/search's text windows, in MB (0 = off)"),
@@ -46,8 +54,23 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("crawl_delay_seconds", 1.0, "Least seconds between two requests to one host"),
     Setting("fetch_deadline_seconds", 60.0, "Wall-clock limit of one fetch, retries included"),
     Setting("fetch_max_bytes", 10 * MIB, "Largest fetched body, in bytes, after decompression"),
-    # Change alerts (services/delivery*): links in messages, and the limits of one send.
-    Setting("public_url", "http://127.0.0.1:8000", "The web app's address, for links in alerts"),
+    # Deployment behind a reverse proxy (issue 25): the address people and clients use.
+    Setting(
+        "public_url",
+        "",
+        "The address users reach the service at (https://ci.example.com); default: serve's own",
+    ),
+    Setting("trusted_proxy", "", "Address of the proxy whose X-Forwarded-* headers are trusted"),
+    Setting("trusted_proxy_count", 1, "How many trusted proxies add X-Forwarded-* entries"),
+    Setting("allowed_origins", "", "Browser origins (comma-separated) that may call /mcp"),
+    # OAuth for the tool server (web/oauth_*.py): registration limits and refresh retries.
+    Setting("oauth_registrations_per_hour", 20, "Client registrations one address may make hourly"),
+    Setting("oauth_unused_client_hours", 24, "Hours before a registered client never used is gone"),
+    Setting("oauth_refresh_grace_seconds", 30.0, "Seconds a rotated refresh token still works"),
+    # Change alerts (services/delivery*): where they may go, and the limits of one send.
+    Setting(
+        "alerts_allow_private_urls", False, "Let webhook and chat targets be private addresses"
+    ),
     Setting("delivery_timeout_seconds", 10.0, "Wall-clock limit of one webhook or chat send"),
     Setting("delivery_max_answer_bytes", 64 * 1024, "Most bytes of a receiver's answer read"),
     Setting("delivery_pause_after_days", 3.0, "Days of failing sends before a subscription pauses"),
@@ -82,10 +105,44 @@ class Settings:
             raise TypeError(f"unknown settings: {sorted(unknown)}")
         return replace(self, values={**self.values, **overrides})
 
+    @property
+    def base_url(self) -> str:
+        """The service's public origin without a trailing slash (``public_url``, else serve's
+        default address): the OAuth issuer and the base of every absolute link. Never taken
+        from a request's Host header, which a client chooses."""
+        return (self.values.get("public_url") or DEFAULT_PUBLIC_URL).rstrip("/")
+
+    @property
+    def public_is_https(self) -> bool:
+        return self.base_url.startswith("https://")
+
     def competitor_limit(self, plan: str) -> int | None:
         """The plan's competitor limit, or None when unlimited."""
         limit = self.values[f"competitor_limit_{plan.lower()}"]
         return limit if limit > 0 else None
+
+
+def check_public_url(text: str) -> str:
+    """``text`` as an origin (``scheme://host[:port]``, http or https, no path, query or
+    user), without a trailing slash; ValueError naming the setting otherwise."""
+    from urllib.parse import urlsplit
+
+    problem = "public_url must look like https://ci.example.com (scheme, host, optional port)"
+    try:
+        parts = urlsplit(text.strip())
+        parts.port  # noqa: B018  (raises ValueError on a bad port)
+    except ValueError:
+        raise ValueError(problem) from None
+    if (
+        parts.scheme not in ("http", "https")
+        or not parts.hostname
+        or parts.username is not None
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+    ):
+        raise ValueError(problem)
+    return f"{parts.scheme}://{parts.netloc}"
 
 
 def load_settings(environ: dict[str, str] | None = None, **overrides: Any) -> Settings:
@@ -95,9 +152,21 @@ def load_settings(environ: dict[str, str] | None = None, **overrides: Any) -> Se
     for setting in SETTINGS:
         raw = environ.get(f"CI_SERVICE_{setting.name.upper()}")
         values[setting.name] = setting.default if raw is None else _coerce(raw, setting.default)
+    if values["public_url"]:
+        values["public_url"] = check_public_url(values["public_url"])
     settings = Settings(values)
     explicit = {k: v for k, v in overrides.items() if v is not None}
-    return settings.with_overrides(**explicit) if explicit else settings
+    settings = settings.with_overrides(**explicit) if explicit else settings
+    if explicit.get("public_url"):
+        settings = settings.with_overrides(public_url=check_public_url(explicit["public_url"]))
+    return settings
 
 
-__all__ = ["SETTINGS", "Setting", "Settings", "load_settings"]
+__all__ = [
+    "DEFAULT_PUBLIC_URL",
+    "SETTINGS",
+    "Setting",
+    "Settings",
+    "check_public_url",
+    "load_settings",
+]

@@ -134,6 +134,8 @@ def settings(database_url):
         database=database_url,
         job_workers=0,
         scheduler=False,
+        # The test client's requests name http://localhost: the service's address there.
+        public_url="http://localhost",
     )
 
 

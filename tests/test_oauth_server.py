@@ -61,9 +61,14 @@ def test_authorization_server_metadata_is_valid_rfc8414(client):
     assert metadata["authorization_response_iss_parameter_supported"] is True
 
 
-def test_issuer_follows_the_address_clients_use(client):
-    answer = client.get("/.well-known/oauth-protected-resource", base_url="http://ci.example:8443")
-    assert answer.get_json()["resource"] == "http://ci.example:8443/mcp"
+@pytest.mark.parametrize(
+    "path", ["/.well-known/oauth-protected-resource", "/.well-known/oauth-authorization-server"]
+)
+def test_a_clients_host_header_is_never_echoed(client, path):
+    """Issue 25: the issuer is the configured public address, whatever Host a client sends."""
+    answer = client.get(path, base_url="http://evil.example:8443")
+    assert "evil.example" not in answer.get_data(as_text=True)
+    assert BASE in answer.get_data(as_text=True)
 
 
 @pytest.mark.parametrize("headers", [{}, {"Authorization": "Bearer ci_at_nope"}])
@@ -261,12 +266,14 @@ def test_tokens_are_only_minted_for_this_resource(web):
     oauth_error(answer, 400, "invalid_target")
 
 
-def test_a_token_for_another_resource_is_refused(web):
+def test_a_token_for_another_resource_is_refused(web, app):
     """A token minted for this server under another name is not valid here (audience)."""
     _, tokens = connect(web)
     token = tokens["access_token"]
     assert mcp(web.client, token).status_code == 200
-    answer = mcp(web.client, token, base_url="http://other-name.example")
+    settings = app.config["CI_SETTINGS"]
+    app.config["CI_SETTINGS"] = settings.with_overrides(public_url="http://other-name.example")
+    answer = mcp(web.client, token)
     assert (
         answer.status_code == 401 and 'error="invalid_token"' in answer.headers["WWW-Authenticate"]
     )

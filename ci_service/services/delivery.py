@@ -101,7 +101,7 @@ def fan_out(event: Event, config: Settings | None = None) -> list[Delivery]:
     if not targets:
         return []
     config = config or load_settings()
-    payload = messages.event_payload(event, config.public_url)
+    payload = messages.event_payload(event, config.base_url)
     with joined_transaction():
         made = [
             Delivery.create(

@@ -141,7 +141,7 @@ def make_digest(
                     kind="digest",
                     digest_key=key,
                     message_id=new_message_id(),
-                    payload=build_digest(sub, key, start, end, events, config.public_url),
+                    payload=build_digest(sub, key, start, end, events, config.base_url),
                     next_attempt_at=now,
                 )
                 ensure_job(sub.workspace_id)

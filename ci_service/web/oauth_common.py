@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from flask import request
+from flask import current_app
 
 CLIENT_AUTH_METHODS = ["client_secret_basic", "client_secret_post", "none"]
 _UNSAFE = re.compile(r"[^\x20-\x21\x23-\x5b\x5d-\x7e]")
@@ -22,8 +22,10 @@ def safe_text(text: str, limit: int = 300) -> str:
 
 
 def issuer() -> str:
-    """This server's origin, as the clients reached it: the issuer and the resource's base."""
-    return f"{request.scheme}://{request.host}"
+    """This server's public origin (the ``public_url`` setting, issue 25): the issuer and the
+    resource's base. Never the request's scheme and Host: behind a TLS proxy those say
+    ``http``, and a client picks the Host it sends."""
+    return current_app.config["CI_SETTINGS"].base_url
 
 
 def mcp_resource() -> str:

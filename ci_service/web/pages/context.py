@@ -184,10 +184,14 @@ def add_security_headers(response):
             response.headers.setdefault("Cache-Control", "no-store")
     pre = g.get("pre_csrf")
     if pre and request.cookies.get(PRE_CSRF_COOKIE) != pre:
-        response.set_cookie(
-            PRE_CSRF_COOKIE, pre, httponly=True, samesite="Lax", secure=request.is_secure
-        )
+        response.set_cookie(PRE_CSRF_COOKIE, pre, httponly=True, samesite="Lax", secure=secure())
     return response
+
+
+def secure() -> bool:
+    """Whether cookies carry ``Secure``: the request came over HTTPS, or people reach the
+    service at an ``https://`` public URL (a TLS proxy in front; issue 25)."""
+    return request.is_secure or current_app.config["CI_SETTINGS"].public_is_https
 
 
 def set_session_cookie(response, token: str) -> None:
@@ -197,12 +201,12 @@ def set_session_cookie(response, token: str) -> None:
         max_age=int(people.SESSION_LIFETIME.total_seconds()),
         httponly=True,
         samesite="Lax",
-        secure=request.is_secure,
+        secure=secure(),
     )
 
 
 def clear_session_cookie(response) -> None:
-    response.delete_cookie(SESSION_COOKIE, httponly=True, samesite="Lax", secure=request.is_secure)
+    response.delete_cookie(SESSION_COOKIE, httponly=True, samesite="Lax", secure=secure())
 
 
 # The header's links, in order; an area not installed is left out.

@@ -74,7 +74,7 @@ def settings_users_invite():
         )
     except (ValidationFailed, Forbidden) as exc:
         return _users_page(exc.status, form_errors(exc), invite_form=form)
-    return _users_page(invite_link=f"{request.host_url}invite/{token}")
+    return _users_page(invite_link=f"{current_app.config['CI_SETTINGS'].base_url}/invite/{token}")
 
 
 @bp.route("/settings/users/<user_id>/role", methods=["POST"])
