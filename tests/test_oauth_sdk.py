@@ -62,8 +62,8 @@ class MemoryStorage:
 class Person:
     """The browser of a signed-in person: opens the consent page and answers it."""
 
-    def __init__(self, base_url: str):
-        self.http = httpx.Client(base_url=base_url)
+    def __init__(self, base_url: str, verify=True):
+        self.http = httpx.Client(base_url=base_url, verify=verify)
         form = self.http.get("/signin").text
         answer = self.http.post(
             "/signin",
@@ -138,8 +138,8 @@ def _provider(url: str, person: Person, storage: MemoryStorage) -> OAuthClientPr
     )
 
 
-async def _session(url: str, provider: OAuthClientProvider, work):
-    async with httpx2.AsyncClient(auth=provider, timeout=30) as http:
+async def _session(url: str, provider: OAuthClientProvider, work, verify=True):
+    async with httpx2.AsyncClient(auth=provider, timeout=30, verify=verify) as http:
         transport = streamable_http_client(url + "/mcp", http_client=http)
         async with Client(transport, mode="legacy") as client:
             return await work(client)
