@@ -10,6 +10,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from typing import Self
 
 import httpx
@@ -17,13 +18,25 @@ import httpx
 SERVING = re.compile(r"serving on (http://\S+)")
 
 
-def ci_service_command(database: str, *args: str) -> list[str]:
-    return [sys.executable, "-m", "ci_service", "--database", database, *args]
+def ci_service_command(
+    database: str, *args: str, program: Sequence[str] | None = None
+) -> list[str]:
+    """``program`` runs another install's ci-service (tests/test_package.py: a wheel's console
+    script in a fresh venv); by default this interpreter's, which is the source tree's."""
+    program = list(program) if program else [sys.executable, "-m", "ci_service"]
+    return [*program, "--database", database, *args]
 
 
-def run_cli(database: str, *args: str, env: dict | None = None) -> subprocess.CompletedProcess:
+def run_cli(
+    database: str,
+    *args: str,
+    env: dict | None = None,
+    program: Sequence[str] | None = None,
+    input: str | None = None,
+) -> subprocess.CompletedProcess:
     return subprocess.run(
-        ci_service_command(database, *args),
+        ci_service_command(database, *args, program=program),
+        input=input,
         capture_output=True,
         text=True,
         timeout=60,
@@ -103,8 +116,15 @@ class ChildProcess:
 class LiveServer(ChildProcess):
     """``with LiveServer(db) as server: httpx.get(server.url + "/healthz")``"""
 
-    def __init__(self, database: str, *serve_args: str, env: dict | None = None):
+    def __init__(
+        self,
+        database: str,
+        *serve_args: str,
+        env: dict | None = None,
+        program: Sequence[str] | None = None,
+    ):
         self.database = database
+        self.program = program
         self.serve_args = serve_args or ("--no-scheduler",)
         self.env = {**os.environ, **(env or {})}
         self.process: subprocess.Popen | None = None
@@ -118,7 +138,9 @@ class LiveServer(ChildProcess):
             self.stderr_lines.append(line)
             lines.put(line)
 
-        command = ci_service_command(self.database, "serve", "--port", "0", *self.serve_args)
+        command = ci_service_command(
+            self.database, "serve", "--port", "0", *self.serve_args, program=self.program
+        )
         self._spawn(command, on_line)
         deadline = time.monotonic() + timeout
         while not self.url:
