@@ -136,7 +136,9 @@ class Clock:
 
 @pytest.fixture
 def private_ok(monkeypatch):
-    monkeypatch.setenv("CI_SERVICE_ALLOW_PRIVATE_URLS", "1")
+    """The receivers are on loopback: alert targets may be private (the delivery job reads
+    the environment, as a worker does)."""
+    monkeypatch.setenv("CI_SERVICE_ALERTS_ALLOW_PRIVATE_URLS", "1")
     monkeypatch.setenv("CI_SERVICE_PUBLIC_URL", "https://ci.example.com")
 
 
@@ -359,7 +361,7 @@ def test_400_fails_without_retry(make_workspace, private_ok, runner_at, clock):
 
 
 def test_loopback_is_refused_without_the_override(make_workspace, monkeypatch, runner_at):
-    monkeypatch.delenv("CI_SERVICE_ALLOW_PRIVATE_URLS", raising=False)
+    monkeypatch.delenv("CI_SERVICE_ALERTS_ALLOW_PRIVATE_URLS", raising=False)
     ws = make_workspace()
     with Receiver() as receiver:
         subscribe(ws, receiver.url + "/hook?token=s3cret", secret=new_secret())
@@ -373,7 +375,7 @@ def test_loopback_is_refused_without_the_override(make_workspace, monkeypatch, r
     for row in found:
         assert row.status == "failed", row.last_error
         assert "loopback" in row.last_error
-        assert "CI_SERVICE_ALLOW_PRIVATE_URLS=1" in row.last_error
+        assert "CI_SERVICE_ALERTS_ALLOW_PRIVATE_URLS=1" in row.last_error
         for leak in ("s3cret", str(receiver.port), "localhost", "/hook", "/chat"):
             assert leak not in row.last_error
 

@@ -29,7 +29,10 @@ def test_sigkill_between_event_and_delivery_then_restart_delivers(
     tmp_path, monkeypatch, make_database_url, backend
 ):
     key = Fernet.generate_key().decode()
-    env = {"CI_SERVICE_ALLOW_PRIVATE_URLS": "1", "CI_SERVICE_SECRET_KEY": key}
+    env = {"CI_SERVICE_ALERTS_ALLOW_PRIVATE_URLS": "1", "CI_SERVICE_SECRET_KEY": key}
+    # One attempt per job: the killed server's job fails and the delivery scan's new job
+    # sends (a retried job would send too, after its back-off; tests/test_jobs_retry*.py).
+    env["CI_SERVICE_JOB_MAX_ATTEMPTS"] = "1"
     if backend == "postgresql":
         # Other processes may be alive: the killed server's job is failed once its lease
         # ends (not at the next start), then the next delivery scan sends.

@@ -350,13 +350,18 @@ def test_the_list_events_tool(api, seeded):
     assert titles(rows["events"]) == ["deal"]
 
 
-def test_a_changed_price_reaches_a_subscribed_webhook_once(api, site):
+def test_a_changed_price_reaches_a_subscribed_webhook_once(api, app, site, monkeypatch):
     """The issue's end to end: a collect that finds a changed price gives one signed
     competitor.price_changed delivery to a subscribed webhook; an unchanged re-collect
-    delivers nothing more (the crawl_env fixture allows loopback targets)."""
+    delivers nothing more. The receiver is on loopback, so alert targets may be private:
+    in the app (saving) and in the environment (the delivery job)."""
     import json
 
     from tests.test_delivery import Receiver
+
+    settings = app.config["CI_SETTINGS"]
+    app.config["CI_SETTINGS"] = settings.with_overrides(alerts_allow_private_urls=True)
+    monkeypatch.setenv("CI_SERVICE_ALERTS_ALLOW_PRIVATE_URLS", "1")
 
     competitor_id, _ = add_competitor(api, site.url("/"))
     run_jobs()

@@ -99,13 +99,13 @@ def test_crud_through_rest(api):
             "workflows://prod-1.westus.logic.azure.com/wf123/sig456",
             "workflows://prod-1.westus.logic.azure.com",
         ),
-        ("discord://1234567/abcdefTOKEN", "discord://"),
+        ("discord://112233445566778899/abcdefTOKEN", "discord://"),  # ids are snowflakes
         ("mmost://chat.acme.example/abcdefTOKEN", "mmost://chat.acme.example"),
         (
             "mailtos://ana:pa55word@smtp.acme.example?to=team@acme.example",
             "mailtos://smtp.acme.example",
         ),
-        ("json://localhost:8025/inbox", "json://localhost"),
+        ("json://receiver.acme.example:8025/inbox", "json://receiver.acme.example"),
         ("form://receiver.example/in", "form://receiver.example"),
     ],
 )

@@ -5,7 +5,9 @@ opened: the host is resolved once, every resolved address is vetted, and the soc
 connected to a vetted address, never to a second lookup. A DNS answer that changes between
 check and use (rebinding) therefore cannot slip through, and each redirect hop, being a
 new connection to a new origin, is checked the same way. :func:`check_url` adds the static
-checks (scheme, credentials, literal IPs) before a request is sent.
+checks (scheme, credentials, literal IPs) before a request is sent. :func:`host_problem` is
+the same address check for a connection this module does not open (Apprise's) or that does
+not exist yet (an alert target being saved): literals in every spelling, a bounded lookup.
 
 Policy (DECISIONS.md): loopback, private (RFC 1918, ULA), carrier-grade NAT, reserved and
 other non-global addresses are refused unless ``CI_SERVICE_ALLOW_PRIVATE_URLS=1``.
@@ -24,7 +26,9 @@ from __future__ import annotations
 import contextlib
 import contextvars
 import ipaddress
+import re
 import socket
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
@@ -42,6 +46,9 @@ Dialer = Callable[[str, int], tuple[str, int]]
 
 ALLOWED_SCHEMES = ("http", "https")
 _NAT64 = ipaddress.ip_network("64:ff9b::/96")
+# The IPv4 spellings inet_aton (and so getaddrinfo) accepts besides dotted decimal: one to four
+# parts, each decimal, octal (leading 0) or hex (0x): 2130706433, 0x7f.1, 0177.0.0.1, 127.1.
+_LEGACY_IPV4 = re.compile(r"^(?:0x[0-9a-f]+|[0-9]+)(?:\.(?:0x[0-9a-f]+|[0-9]+)){0,3}$", re.I)
 
 
 def system_resolver(host: str, port: int) -> list[str]:
@@ -52,6 +59,78 @@ def system_resolver(host: str, port: int) -> list[str]:
         if ip not in addresses:
             addresses.append(ip)
     return addresses
+
+
+def parse_ip(host: str) -> IPAddress | None:
+    """``host`` as an address when it is an IP literal in any form a resolver would take for
+    one, else None (a name).
+
+    Besides the standard forms (``10.0.0.1``, ``::1``, ``[::ffff:127.0.0.1]``, a zone after
+    ``%``) this reads the legacy IPv4 spellings the C library resolves without DNS
+    (``2130706433``, ``0x7f.1``, ``0177.0.0.1``, ``127.1``) and one trailing dot, so a
+    check made before sending sees the address the connection would reach.
+    """
+    text = host.strip().strip("[]").split("%", 1)[0]
+    if text.endswith(".") and not text.endswith(".."):
+        text = text[:-1]
+    try:
+        return ipaddress.ip_address(text)
+    except ValueError:
+        pass
+    if not _LEGACY_IPV4.match(text):
+        return None
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(text))
+    except OSError:  # a part out of range (4294967296, 1.2.3.256): a name, not an address
+        return None
+
+
+def resolve_within(host: str, timeout: float | None, resolver: Resolver | None = None) -> list[str]:
+    """The addresses ``host`` resolves to, or [] when it does not resolve (within ``timeout``
+    seconds; None: as long as the system resolver takes). getaddrinfo has no timeout of its
+    own, so a bounded lookup runs in a short-lived thread, left to finish alone if late."""
+    found: list[str] = []
+    done = threading.Event()
+    lookup = resolver or system_resolver
+
+    def run() -> None:
+        try:
+            found.extend(lookup(host, 0))
+        except (OSError, UnicodeError, ValueError):
+            pass
+        finally:
+            done.set()
+
+    if timeout is None:
+        run()
+        return found
+    threading.Thread(target=run, name="ci-resolve", daemon=True).start()
+    return list(found) if done.wait(max(timeout, 0.0)) else []
+
+
+def host_problem(
+    host: str,
+    *,
+    allow_private: bool = False,
+    timeout: float | None = None,
+    resolver: Resolver | None = None,
+) -> BlockedUrl | None:
+    """Why a connection to ``host`` would be refused (a :class:`BlockedUrl`), or None.
+
+    For a check ahead of the connection (an alert target when it is saved, an Apprise host
+    before Apprise connects): an IP literal in any form is judged as is; a name is resolved
+    (for at most ``timeout`` seconds when given) and refused if ANY address is. A name that
+    does not resolve (in time) is not refused: whatever connects later checks again.
+    """
+    literal = parse_ip(host)
+    if literal is not None:
+        return address_problem(literal, allow_private=allow_private)
+    addresses = resolve_within(host, timeout, resolver)
+    try:
+        vet_addresses(host, addresses, allow_private=allow_private)
+    except BlockedUrl as blocked:
+        return blocked
+    return None
 
 
 def _classify(address: IPAddress) -> tuple[str, bool] | None:
@@ -146,7 +225,7 @@ def check_url(url: str | httpx.URL, *, allow_private: bool = False) -> httpx.URL
     try:
         literal = ipaddress.ip_address(host.split("%", 1)[0])
     except ValueError:
-        return parsed
+        return parsed  # a name, or an odd IPv4 spelling: vetted after resolution
     problem = address_problem(literal, allow_private=allow_private)
     if problem is not None:
         raise problem.for_url(text)
@@ -307,6 +386,9 @@ __all__ = [
     "address_problem",
     "check_url",
     "deadline_scope",
+    "host_problem",
+    "parse_ip",
+    "resolve_within",
     "system_resolver",
     "vet_addresses",
 ]

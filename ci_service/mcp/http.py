@@ -13,13 +13,28 @@ needs gets 403 with ``error="insufficient_scope"`` (the MCP scope challenge).
 Each HTTP request counts once against the rate limit, whether it holds one message or a
 batch. Notifications get 202 with no body. The server keeps no sessions, so there is no GET
 stream and no DELETE: both answer 405.
+
+Transport rules of MCP streamable HTTP (issue 25), checked before anything else, so a
+refused request runs nothing and costs no rate limit:
+- ``Origin``: a browser's request is served only from an allowed origin, the service's own
+  public origin (``public_url``) or one listed in ``allowed_origins``, compared after
+  normalising (lower-case scheme and host, default port dropped). Any other origin, ``null``
+  included, gets 403: a web page must not drive a key's tools (nor, by DNS rebinding, reach
+  a server on a private network). Requests without ``Origin`` (the SDKs, curl) pass.
+- ``MCP-Protocol-Version``: absent means 2025-03-26, as the transport says; a version this
+  server does not speak gets 400.
+- CORS: allowed origins get ``Access-Control-Allow-Origin`` (theirs) on every answer and a
+  204 to an ``OPTIONS`` preflight; the OAuth endpoints keep their own any-origin rule.
 """
 
 from __future__ import annotations
 
+from functools import lru_cache
+from urllib.parse import urlsplit
+
 from flask import Blueprint, Response, current_app, json, request
 
-from ci_service.errors import InsufficientScope, ServiceError
+from ci_service.errors import Forbidden, InsufficientScope, ServiceError
 from ci_service.mcp import protocol
 from ci_service.mcp.tools import ToolContext, get_tool
 from ci_service.services.auth import Access, Principal
@@ -33,6 +48,20 @@ bp = Blueprint("mcp", __name__)
 TOOL_SERVER = Access(
     plan="ENTERPRISE", plan_message="The tool server is only available for Enterprise customers"
 )
+VERSION_HEADER = "MCP-Protocol-Version"
+# Assumed when a request names no version (MCP streamable HTTP, "Protocol Version Header").
+DEFAULT_HEADER_VERSION = "2025-03-26"
+CORS_ALLOW_METHODS = "POST, GET, DELETE, OPTIONS"  # GET and DELETE so a browser sees the 405
+CORS_ALLOW_HEADERS = (
+    "Authorization, Content-Type, MCP-Protocol-Version, Mcp-Session-Id, X-API-Key, "
+    "Last-Event-ID, Mcp-Method, Mcp-Name"
+)
+CORS_EXPOSE_HEADERS = (
+    "WWW-Authenticate, Mcp-Session-Id, X-RateLimit-Limit, X-RateLimit-Remaining, "
+    "X-RateLimit-Reset, Retry-After"
+)
+CORS_MAX_AGE = "86400"
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def _json(body, status: int = 200, headers: dict | None = None) -> Response:
@@ -44,7 +73,94 @@ def _json(body, status: int = 200, headers: dict | None = None) -> Response:
     return response
 
 
-@bp.route("/mcp", methods=["POST"])
+def normalize_origin(text: str) -> str | None:
+    """``scheme://host[:port]`` with scheme and host lower-cased and a default port dropped,
+    or None when ``text`` is not an http(s) origin (``null``, a path, credentials...)."""
+    try:
+        parts = urlsplit(text.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    scheme = parts.scheme.lower()
+    if (
+        scheme not in _DEFAULT_PORTS
+        or not parts.hostname
+        or "@" in parts.netloc
+        or parts.path not in ("", "/")
+        or parts.query
+        or parts.fragment
+    ):
+        return None
+    host = parts.hostname.lower()
+    host = f"[{host}]" if ":" in host else host
+    return (
+        f"{scheme}://{host}"
+        if port in (None, _DEFAULT_PORTS[scheme])
+        else f"{scheme}://{host}:{port}"
+    )
+
+
+@lru_cache(maxsize=8)
+def _allowed(base_url: str, listed: str) -> frozenset[str]:
+    origins = [base_url, *(item for item in listed.split(",") if item.strip())]
+    return frozenset(found for item in origins if (found := normalize_origin(item)))
+
+
+def origin_allowed(origin: str) -> bool:
+    """May a browser page on ``origin`` call the tool server?"""
+    settings = current_app.config["CI_SETTINGS"]
+    allowed = _allowed(settings.base_url, str(settings.allowed_origins or ""))
+    return normalize_origin(origin) in allowed
+
+
+@bp.before_request
+def transport_checks():
+    """Origin, then the protocol version, before authentication and the rate limit."""
+    origin = request.headers.get("Origin")
+    if origin is not None and not origin_allowed(origin):
+        error = Forbidden(
+            f"Origin {origin[:200]!r} may not call the tool server; the operator can allow it "
+            "with CI_SERVICE_ALLOWED_ORIGINS"
+        )
+        return _json(protocol.service_error_body(None, error), 403)
+    if request.method == "OPTIONS":
+        return None
+    version = request.headers.get(VERSION_HEADER, DEFAULT_HEADER_VERSION).strip()
+    if version not in protocol.SUPPORTED_VERSIONS:
+        body = protocol.error_body(
+            None,
+            protocol.UNSUPPORTED_PROTOCOL_VERSION,
+            f"Bad Request: unsupported {VERSION_HEADER} {version[:100]!r}",
+            {"supported": list(protocol.SUPPORTED_VERSIONS), "requested": version[:100]},
+        )
+        return _json(body, 400)
+    return None
+
+
+@bp.after_request
+def cors_headers(response: Response) -> Response:
+    """CORS headers for an allowed ``Origin``, echoed as the browser sent it."""
+    response.vary.add("Origin")
+    origin = request.headers.get("Origin")
+    if origin is None or not origin_allowed(origin):
+        return response
+    response.headers["Access-Control-Allow-Origin"] = origin
+    response.headers["Access-Control-Expose-Headers"] = CORS_EXPOSE_HEADERS
+    if request.method == "OPTIONS":
+        response.headers["Access-Control-Allow-Methods"] = CORS_ALLOW_METHODS
+        response.headers["Access-Control-Allow-Headers"] = CORS_ALLOW_HEADERS
+        response.headers["Access-Control-Max-Age"] = CORS_MAX_AGE
+    return response
+
+
+@bp.route("/mcp", methods=["OPTIONS"])
+@public
+def mcp_preflight():
+    """A CORS preflight (its origin already checked); without ``Origin``, just ``Allow``."""
+    return Response(status=204, headers={"Allow": "POST, OPTIONS"})
+
+
+@bp.route("/mcp", methods=["POST"], provide_automatic_options=False)
 @public
 def mcp_endpoint():
     settings = current_app.config["CI_SETTINGS"]
@@ -109,7 +225,7 @@ def _missing_scope(payload, principal: Principal) -> str | None:
     return tool.access.scope
 
 
-@bp.route("/mcp", methods=["GET", "DELETE"])
+@bp.route("/mcp", methods=["GET", "DELETE"], provide_automatic_options=False)
 @public
 def mcp_no_stream():
     body = protocol.error_body(

@@ -211,7 +211,7 @@ def send_due(
     counts = {"delivered": 0, "retry": 0, "failed": 0}
     tried: set[str] = set()
     with WebhookSender(
-        allow_private=bool(config.allow_private_urls),
+        allow_private=bool(config.alerts_allow_private_urls),
         timeout=float(config.delivery_timeout_seconds),
         max_bytes=int(config.delivery_max_answer_bytes),
     ) as webhooks:
@@ -252,7 +252,7 @@ def attempt(row: Delivery, webhooks: WebhookSender, config: Settings) -> Outcome
                 title,
                 body,
                 body_format,
-                allow_private=bool(config.allow_private_urls),
+                allow_private=bool(config.alerts_allow_private_urls),
                 timeout=float(config.delivery_timeout_seconds),
             )
         return Outcome(False, error=f"unknown channel {subscription.channel!r}")

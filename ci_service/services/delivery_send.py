@@ -9,12 +9,14 @@ Every send returns an :class:`Outcome`; nothing here touches the database. The r
   separated signature with the previous secret). Redirects are not followed.
 - **SSRF guard**: webhooks go through the intel layer's :class:`GuardedTransport`, which
   vets every address at connect time (loopback and private refused unless
-  ``CI_SERVICE_ALLOW_PRIVATE_URLS=1``; link-local, multicast, unspecified always). Apprise
+  ``CI_SERVICE_ALERTS_ALLOW_PRIVATE_URLS=1``, an allowance separate from the crawler's
+  ``CI_SERVICE_ALLOW_PRIVATE_URLS``; link-local, multicast, unspecified always). Apprise
   does its own HTTP/SMTP, so for Apprise targets the check is a *pre-resolution* check: the
   host names the plugin will contact (its ``host`` and, for e-mail, ``smtp_host``) are
   resolved and every address vetted with the same rules before Apprise is called. A name
   that does not resolve is not a host (Slack and Discord URLs carry tokens there; those
-  plugins post to their fixed public service host).
+  plugins post to their fixed public service host). :func:`target_problem` runs the same
+  checks when a subscription is saved (issue 25), with a bounded lookup.
 - **Limits**: a wall-clock timeout per send (``delivery_timeout_seconds``), and at most
   ``delivery_max_answer_bytes`` of the receiver's answer are read.
 - **Classification**: 2xx delivered; timeouts, connection errors, 408, 429 and 5xx are
@@ -28,10 +30,8 @@ Every send returns an :class:`Outcome`; nothing here touches the database. The r
 
 from __future__ import annotations
 
-import ipaddress
 import logging
 import re
-import socket
 import threading
 import time
 from dataclasses import dataclass
@@ -39,17 +39,22 @@ from dataclasses import dataclass
 import httpx
 
 from ci_service import __version__
-from ci_service.intel.errors import ALLOW_PRIVATE_HINT, BlockedUrl
+from ci_service.intel.errors import BlockedUrl
 from ci_service.intel.fetch import retry_after_seconds
 from ci_service.intel.netguard import (
     GuardedTransport,
-    address_problem,
     check_url,
     deadline_scope,
+    host_problem,
 )
 
 USER_AGENT = f"ci-service/{__version__} (webhooks)"
 RETRY_STATUSES = frozenset({408, 429})
+# Alert targets have their own allowance: letting the crawler reach an intranet site must not
+# also let anyone with EDITOR point a webhook at the metadata service or the database.
+ALLOW_PRIVATE_HINT = "set CI_SERVICE_ALERTS_ALLOW_PRIVATE_URLS=1 to allow"
+# How long saving a subscription waits for its target's host to resolve.
+SAVE_LOOKUP_SECONDS = 2.0
 _RESOLVES = re.compile(r"^\S+ resolves to (\S+), which (.+)$")
 
 # Apprise logs target hosts, addresses and sometimes URL parts: never into the service log.
@@ -188,31 +193,59 @@ class WebhookSender:
 
 
 def _hosts(plugin) -> list[str]:
-    hosts = []
+    hosts: list[str] = []
     for name in ("host", "smtp_host"):
         value = getattr(plugin, name, None)
-        if isinstance(value, str) and value.strip() and value not in hosts:
-            hosts.append(value.strip().strip("[]"))
+        if isinstance(value, str) and value.strip():
+            host = value.strip().strip("[]")
+            if host not in hosts:
+                hosts.append(host)
     return hosts
 
 
-def apprise_problem(plugin, *, allow_private: bool) -> str | None:
-    """Why the Apprise ``plugin``'s hosts must not be contacted, or None (pre-resolution)."""
+def apprise_problem(plugin, *, allow_private: bool, timeout: float | None = None) -> str | None:
+    """Why the Apprise ``plugin``'s hosts must not be contacted, or None (pre-resolution).
+
+    A host that does not resolve is a token, not a host (the plugin's service host is fixed).
+    ``timeout`` bounds each lookup (None, when sending: as long as the resolver takes, so a
+    slow answer is still vetted before Apprise resolves the name itself).
+    """
     for host in _hosts(plugin):
-        try:
-            literal = ipaddress.ip_address(host.split("%", 1)[0])
-            addresses = [str(literal)]
-        except ValueError:
-            try:
-                infos = socket.getaddrinfo(host, None, type=socket.SOCK_STREAM)
-            except (OSError, UnicodeError):
-                continue  # not a resolvable host: a token (the plugin's service host is fixed)
-            addresses = list(dict.fromkeys(str(info[4][0]) for info in infos))
-        for ip in addresses:
-            problem = address_problem(ip.split("%", 1)[0], allow_private=allow_private)
-            if problem is not None:
-                return blocked_message(problem)
+        problem = host_problem(host, allow_private=allow_private, timeout=timeout)
+        if problem is not None:
+            return blocked_message(problem)
     return None
+
+
+def target_problem(
+    channel: str, url: str, *, allow_private: bool, timeout: float = SAVE_LOOKUP_SECONDS
+) -> str | None:
+    """Why alerts must not be sent to ``url`` (checked when a subscription is saved), or None.
+
+    The send-time rules ahead of time: an IP literal in any spelling, or a name that
+    resolves (within ``timeout``) to a refused address. A name that does not resolve now
+    passes; the send checks it again. ``url`` is already known to be well formed.
+    """
+    if channel == "webhook":
+        try:
+            host = check_url(url, allow_private=allow_private).host
+        except BlockedUrl as exc:
+            return blocked_message(exc)
+        problem = host_problem(host, allow_private=allow_private, timeout=timeout)
+        return blocked_message(problem) if problem is not None else None
+    plugin = _apprise_plugin(url)
+    if plugin is None:
+        return "not a valid Apprise URL"
+    return apprise_problem(plugin, allow_private=allow_private, timeout=timeout)
+
+
+def _apprise_plugin(url: str):
+    import apprise
+
+    try:
+        return apprise.Apprise.instantiate(url)
+    except Exception:  # a malformed URL must not raise out of a check
+        return None
 
 
 def send_apprise(
@@ -221,10 +254,7 @@ def send_apprise(
     """Notify one Apprise URL; never raises."""
     import apprise
 
-    try:
-        plugin = apprise.Apprise.instantiate(url)
-    except Exception:  # a malformed URL must not break the delivery job
-        plugin = None
+    plugin = _apprise_plugin(url)
     if plugin is None:
         return Outcome(False, error="not a valid Apprise URL")
     problem = apprise_problem(plugin, allow_private=allow_private)
@@ -252,6 +282,7 @@ def is_email(url: str) -> bool:
 
 
 __all__ = [
+    "ALLOW_PRIVATE_HINT",
     "Outcome",
     "WebhookSender",
     "apprise_problem",
@@ -261,4 +292,5 @@ __all__ = [
     "retry_after_seconds",
     "send_apprise",
     "signature_header",
+    "target_problem",
 ]

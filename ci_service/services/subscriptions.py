@@ -15,7 +15,9 @@ all come here):
   ``workflows://`` or a Power Automate URL for Microsoft Teams, ``discord://``,
   ``mmost://``, ``mailto://``/``mailtos://``, ``json://``, ``form://`` ...), except the
   desktop-only ones. The target is stored encrypted (``secrets_box``); only ``targetHint``
-  (scheme and host, never a token) is shown again. The SSRF guard is applied when sending.
+  (scheme and host, never a token) is shown again. The SSRF guard runs when a target is
+  saved (``delivery_send.target_problem``: a 400 on ``target``) and when it is sent;
+  ``alerts_allow_private_urls``, not the crawler's allowance, lets private addresses in.
 - **Secrets.** A webhook gets ``whsec_`` + base64 of 24 random bytes, stored encrypted and
   shown once, in the answer that made it. ``rotate_secret`` makes a new one (shown once) and
   keeps the previous one valid for 24 hours, so both sign during the switch.
@@ -41,6 +43,7 @@ from urllib.parse import urlsplit
 from ci_service.errors import Forbidden, NotFound, ValidationFailed
 from ci_service.services import secrets_box
 from ci_service.services.events import EVENT_TYPES
+from ci_service.settings import Settings, load_settings
 from ci_service.store.alerts import (
     CHANNELS,
     DIGESTS,
@@ -180,7 +183,12 @@ def target_hint(url: str) -> str:
     return f"{scheme}://{host}"[:300]
 
 
-def _check_target(channel: str, target: Any) -> str:
+def _allow_private(config: Settings | None) -> bool:
+    """``alerts_allow_private_urls`` (None: from the environment, as the CLI and jobs do)."""
+    return bool((config or load_settings()).alerts_allow_private_urls)
+
+
+def _check_target(channel: str, target: Any, allow_private: bool) -> str:
     if not isinstance(target, str) or not target.strip():
         raise ValidationFailed.field("target", "is required")
     target = target.strip()
@@ -194,12 +202,18 @@ def _check_target(channel: str, target: Any) -> str:
             ok = False
         if not ok:
             raise ValidationFailed.field("target", "must be an http(s) URL with a host")
-        return target
-    scheme = target.split("://", 1)[0].lower() if "://" in target else ""
-    if scheme in LOCAL_ONLY_SCHEMES or not apprise_accepts(target):
-        raise ValidationFailed.field(
-            "target", "must be an Apprise URL (slack://, workflows://, mailto://, json://, ...)"
-        )
+    else:
+        scheme = target.split("://", 1)[0].lower() if "://" in target else ""
+        if scheme in LOCAL_ONLY_SCHEMES or not apprise_accepts(target):
+            raise ValidationFailed.field(
+                "target", "must be an Apprise URL (slack://, workflows://, mailto://, json://, ...)"
+            )
+    from ci_service.services.delivery_send import target_problem
+
+    with _quiet_apprise():
+        problem = target_problem(channel, target, allow_private=allow_private)
+    if problem is not None:
+        raise ValidationFailed.field("target", problem)
     return target
 
 
@@ -305,10 +319,16 @@ def signing_secrets(row: Subscription, now=None) -> list[str]:
 
 
 def create_subscription(
-    workspace_id: str, actor, data: dict[str, Any], *, owner_id: str | None = None
+    workspace_id: str,
+    actor,
+    data: dict[str, Any],
+    *,
+    owner_id: str | None = None,
+    config: Settings | None = None,
 ) -> tuple[Subscription, str | None]:
     """Create one; returns it and the webhook secret (None for Apprise), shown only now.
-    ``actor``: the principal (None: the operator, who names the owner with ``owner_id``)."""
+    ``actor``: the principal (None: the operator, who names the owner with ``owner_id``).
+    ``config``: the service's settings (None: the environment's)."""
     scope = _one_of("scope", data.get("scope", "personal"), SCOPES)
     _check_create(actor, scope)
     channel = _one_of("channel", data.get("channel"), CHANNELS)
@@ -319,7 +339,7 @@ def create_subscription(
         "min_importance": _one_of("minImportance", data.get("minImportance", "low"), IMPORTANCE),
         "digest": _one_of("digest", data.get("digest", "none"), DIGESTS),
     }
-    target = _check_target(channel, data.get("target"))
+    target = _check_target(channel, data.get("target"), _allow_private(config))
     owner = actor.user_id if actor is not None else owner_id
     if scope == "personal" and owner is None:
         raise ValidationFailed.field("owner", "a personal subscription needs an owner")
@@ -339,9 +359,21 @@ def create_subscription(
 
 
 def update_subscription(
-    workspace_id: str, subscription_id: str, actor, data: dict[str, Any]
+    workspace_id: str,
+    subscription_id: str,
+    actor,
+    data: dict[str, Any],
+    *,
+    config: Settings | None = None,
 ) -> Subscription:
     """Change the given fields (``channel`` cannot change: make a new subscription)."""
+    target = None
+    if "target" in data:
+        # Checked before the write transaction: the target's host lookup may take a moment,
+        # and the write lock must not wait on DNS.
+        current = get_subscription(workspace_id, subscription_id)
+        _check_manage(actor, current)
+        target = _check_target(current.channel, data["target"], _allow_private(config))
     with transaction():
         row = get_subscription(workspace_id, subscription_id)
         _check_manage(actor, row)
@@ -367,8 +399,7 @@ def update_subscription(
             row.min_importance = _one_of("minImportance", data["minImportance"], IMPORTANCE)
         if "digest" in data:
             row.digest = _one_of("digest", data["digest"], DIGESTS)
-        if "target" in data:
-            target = _check_target(row.channel, data["target"])
+        if target is not None:
             row.target_encrypted = secrets_box.encrypt(target)
             row.target_hint = target_hint(target)
         if "status" in data:

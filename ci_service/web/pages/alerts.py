@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flask import redirect, request, url_for
+from flask import current_app, redirect, request, url_for
 
 from ci_service.errors import Forbidden, ValidationFailed
 from ci_service.services import competitors
@@ -96,7 +96,8 @@ def settings_alerts_create():
     who = principal()
     data = _form_data(request.form)
     try:
-        row, secret = subs.create_subscription(who.workspace_id, who, data)
+        config = current_app.config["CI_SETTINGS"]
+        row, secret = subs.create_subscription(who.workspace_id, who, data, config=config)
     except (ValidationFailed, Forbidden) as exc:
         return _alerts_page(
             exc.status, form_errors(exc) if exc.status == 400 else [exc.message], data

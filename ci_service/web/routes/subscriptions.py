@@ -9,6 +9,7 @@ workspace-wide one by an ADMIN/OWNER. A webhook secret is in the answer that mad
 from __future__ import annotations
 
 import marshmallow as ma
+from flask import current_app
 
 from ci_service.services import subscriptions as subs
 from ci_service.services.auth import READ, WRITE
@@ -162,7 +163,8 @@ def list_subscriptions():
 @requires(WRITE)
 def create_subscription(body):
     who = principal()
-    row, secret = subs.create_subscription(who.workspace_id, who, body)
+    config = current_app.config["CI_SETTINGS"]
+    row, secret = subs.create_subscription(who.workspace_id, who, body, config=config)
     return {**_one(row), "secret": secret}
 
 
@@ -181,7 +183,10 @@ def get_subscription(subscription_id):
 @requires(WRITE)
 def update_subscription(body, subscription_id):
     who = principal()
-    return _one(subs.update_subscription(who.workspace_id, subscription_id, who, body))
+    config = current_app.config["CI_SETTINGS"]
+    return _one(
+        subs.update_subscription(who.workspace_id, subscription_id, who, body, config=config)
+    )
 
 
 @blp.route("/<subscription_id>", methods=["DELETE"])
