@@ -120,3 +120,11 @@ class RateLimited(ServiceError):
 
     status = 429
     code = "RATE_LIMITED"
+
+
+class ServiceUnavailable(ServiceError):
+    """503 SERVICE_UNAVAILABLE with a Retry-After header: the database could not be reached,
+    or stayed locked, for this request; the same request may succeed a moment later."""
+
+    status = 503
+    code = "SERVICE_UNAVAILABLE"

@@ -12,6 +12,12 @@ key's ``rate_limit_counter`` row (``RETURNING count``): exact across processes, 
 past the statement, and nothing else to run. Redis would do the same with INCR, but the
 database is already there, already backed up and already transactional, so it is the one
 source of truth. lastUsedAt stays written behind.
+
+When the database goes away (issue 25): a request is counted once however often it runs
+(a read that lost its connection runs again, web/outages.py: ``begin_request`` hands the
+tracker the request's record of what it counted). A flush that finds its connection lost
+writes again at once on a new one; one that fails otherwise keeps everything for the next
+flush. Flushes write absolute counts, so writing the same counter twice never adds.
 """
 
 from __future__ import annotations
@@ -22,7 +28,8 @@ import time
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
-from ci_service.store.db import connection, transaction
+from ci_service.store.connection_health import LOST
+from ci_service.store.db import connection, discard_connection, outage, transaction
 from ci_service.store.identity import ApiKey, RateLimitCounter
 from ci_service.store.oauth import OAuthGrant
 
@@ -60,6 +67,26 @@ class UsageTracker:
         self._dirty: set[str] = set()
         self._last_used: dict[str, float] = {}
         self._last_flush = clock()
+        self._request = threading.local()  # the running request's counted decisions
+
+    def begin_request(self, counted: dict) -> None:
+        """Count this thread's request once: ``counted`` (kept by the caller for every run
+        of one request) maps each key already counted to its decision."""
+        self._request.counted = counted
+
+    def end_request(self) -> None:
+        self._request.counted = None
+
+    def hit(self, key_id: str, limit: int) -> RateDecision:
+        """Count one request for ``key_id`` and say whether it is allowed (inside a request
+        that was counted already, its decision again)."""
+        counted = getattr(self._request, "counted", None)
+        if counted is None:
+            return self._count(key_id, limit)
+        decision = counted.get(key_id)
+        if decision is None:
+            decision = counted[key_id] = self._count(key_id, limit)
+        return decision
 
     def _load(self, key_id: str, window_start: int) -> list[int]:
         row = RateLimitCounter.get_or_none(RateLimitCounter.id == key_id)
@@ -67,8 +94,7 @@ class UsageTracker:
             return [window_start, row.count]
         return [window_start, 0]
 
-    def hit(self, key_id: str, limit: int) -> RateDecision:
-        """Count one request for ``key_id`` and say whether it is allowed."""
+    def _count(self, key_id: str, limit: int) -> RateDecision:
         now = self.clock()
         window_start = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
         reset = window_start + WINDOW_SECONDS
@@ -105,26 +131,13 @@ class UsageTracker:
                 self._last_flush = self.clock()
             if not counters and not last_used:
                 return
-            with connection(), transaction():
-                for key_id, (window_start, count) in counters.items():
-                    RateLimitCounter.insert(
-                        id=key_id, window_start=window_start, count=count
-                    ).on_conflict(
-                        conflict_target=[RateLimitCounter.id],
-                        update={
-                            RateLimitCounter.window_start: window_start,
-                            RateLimitCounter.count: count,
-                        },
-                    ).execute()
-                for key_id, when in last_used.items():
-                    stamp = datetime.fromtimestamp(when, UTC)
-                    if key_id.startswith(OAUTH_PREFIX):  # a tool server connection (issue 17)
-                        grant_id = key_id[len(OAUTH_PREFIX) :]
-                        OAuthGrant.update(last_used_at=stamp).where(
-                            OAuthGrant.id == grant_id
-                        ).execute()
-                    else:
-                        ApiKey.update(last_used_at=stamp).where(ApiKey.id == key_id).execute()
+            try:
+                self._write(counters, last_used)
+            except Exception as exc:
+                if outage(exc) != LOST:
+                    raise
+                discard_connection()  # a restart closed it: once more on a new one
+                self._write(counters, last_used)
         except Exception:
             log.exception("could not persist API key usage; will retry")
             with self._lock:
@@ -133,6 +146,27 @@ class UsageTracker:
                     self._last_used.setdefault(key_id, when)
         finally:
             self._flush_lock.release()
+
+    @staticmethod
+    def _write(counters: dict[str, tuple[int, int]], last_used: dict[str, float]) -> None:
+        with connection(), transaction():
+            for key_id, (window_start, count) in counters.items():
+                RateLimitCounter.insert(
+                    id=key_id, window_start=window_start, count=count
+                ).on_conflict(
+                    conflict_target=[RateLimitCounter.id],
+                    update={
+                        RateLimitCounter.window_start: window_start,
+                        RateLimitCounter.count: count,
+                    },
+                ).execute()
+            for key_id, when in last_used.items():
+                stamp = datetime.fromtimestamp(when, UTC)
+                if key_id.startswith(OAUTH_PREFIX):  # a tool server connection (issue 17)
+                    grant_id = key_id[len(OAUTH_PREFIX) :]
+                    OAuthGrant.update(last_used_at=stamp).where(OAuthGrant.id == grant_id).execute()
+                else:
+                    ApiKey.update(last_used_at=stamp).where(ApiKey.id == key_id).execute()
 
 
 # One statement: the count of the key's current window, +1 (a new window starts at 1).
@@ -151,7 +185,7 @@ class SharedUsageTracker(UsageTracker):
     A refused request is counted too (the count passes the limit), which changes nothing:
     a request is allowed while the count, its own included, is at most the limit."""
 
-    def hit(self, key_id: str, limit: int) -> RateDecision:
+    def _count(self, key_id: str, limit: int) -> RateDecision:
         from ci_service.store.db import database
 
         now = self.clock()

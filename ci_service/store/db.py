@@ -15,10 +15,18 @@ so every ``transaction()`` on PostgreSQL takes one transaction-level advisory lo
 (``WRITE_LOCK``): writers are serialized exactly as on SQLite, in every process, while
 reads never wait. Hot counters (rate limits, job claims and leases) do not use
 ``transaction()``: they are single atomic statements or row locks of their own.
+
+When the database goes away (issue 25): a PostgreSQL connection the server closed (a
+restart, a failover, ``pg_terminate_backend``, a pooler's or ``idle_session_timeout``'s
+cut) is noticed without a round trip when it is checked out of the pool and before each
+request (``open_checked``), and replaced; ``outage`` tells a lost connection (and SQLite's
+lock held past the busy timeout) from other errors, for the web layer to retry a read or
+answer 503; ``discard_connection`` drops a broken one without returning it to the pool.
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import sqlite3
 import threading
@@ -26,10 +34,18 @@ import time
 from contextlib import ContextDecorator, contextmanager, nullcontext
 from pathlib import Path
 
-from peewee import Database, DatabaseProxy, SqliteDatabase
+from peewee import Database, DatabaseProxy, InterfaceError, OperationalError, SqliteDatabase
 from playhouse.pool import PooledPostgresqlDatabase
 
+from ci_service.store.connection_health import (
+    LOST,
+    connection_is_dead,
+    postgres_connection_lost,
+    sqlite_outage,
+)
+
 database = DatabaseProxy()
+log = logging.getLogger("ci_service.db")
 
 SQLITE_BUSY_TIMEOUT = 10  # seconds a writer waits for the lock before "database is locked"
 SQLITE_PRAGMAS = {
@@ -136,7 +152,41 @@ class _StorableParams:
         return super().execute_sql(sql, params)
 
 
-class SQLiteDatabase(_StorableParams, SqliteDatabase):
+_thread = threading.local()  # per thread: commits made (``commit_count``)
+
+
+class _ConnectionUpkeep:
+    """What both backends add to peewee's connection handling: commits counted per thread
+    (so a request can tell whether it has written anything before it is run again,
+    web/outages.py), and ``discard_connection``."""
+
+    def commit(self):
+        super().commit()
+        _thread.commits = getattr(_thread, "commits", 0) + 1
+
+    def connect(self, reuse_if_open=False):
+        # A connection discarded inside ``connection_context()`` and opened again stays in
+        # that context, so its exit still closes (returns) the new one. peewee's connect
+        # starts from a clean state, which would leave the context's exit nothing to pop.
+        ctx = self._state.ctx
+        opened = super().connect(reuse_if_open)
+        if opened and ctx and not self._state.ctx:
+            self._state.ctx = ctx
+        return opened
+
+    def discard_connection(self) -> None:
+        """Drop this thread's connection (broken, or of no further use); the next statement
+        opens a new one. Not inside a transaction block: its transaction went with the
+        connection, and the block's end would find none."""
+        state = self._state
+        conn, ctx = state.conn, state.ctx
+        state.reset()
+        state.ctx = ctx
+        if conn is not None:
+            self._drop(conn)
+
+
+class SQLiteDatabase(_ConnectionUpkeep, _StorableParams, SqliteDatabase):
     backend = "sqlite"
 
     def __init__(self, *args, **kwargs):
@@ -147,10 +197,28 @@ class SQLiteDatabase(_StorableParams, SqliteDatabase):
         self.keep_writer = False
         self.writer = None
 
+    def open_checked(self) -> None:
+        """This thread's connection, opened unless it is: a file connection does not break
+        when something else happens to the database."""
+        self.connect(reuse_if_open=True)
 
-class PostgresDatabase(_StorableParams, PooledPostgresqlDatabase):
+    def _drop(self, conn) -> None:
+        if conn is not self.writer:  # the writer is the process's, closed with it
+            conn.close()
+
+    def outage(self, exc: BaseException) -> str | None:
+        return sqlite_outage(exc)
+
+
+class PostgresDatabase(_ConnectionUpkeep, _StorableParams, PooledPostgresqlDatabase):
     """Pooled PostgreSQL whose JSONB values arrive as text, as SQLite's do: JSONField
-    parses them itself, so both backends give the same Python values."""
+    parses them itself, so both backends give the same Python values.
+
+    A connection the server has closed is noticed (``connection_is_dead``: no round trip
+    while the socket is quiet) on checkout from the pool and, for the connections ``serve``
+    keeps per thread, before each request, and is dropped: taken out of the pool's
+    bookkeeping (``_in_use``) and closed once, so the pool never hands it out again and
+    never counts it against ``max_connections``."""
 
     backend = "postgresql"
 
@@ -161,6 +229,32 @@ class PostgresDatabase(_StorableParams, PooledPostgresqlDatabase):
         psycopg2.extras.register_default_jsonb(conn, loads=lambda text: text)
         psycopg2.extras.register_default_json(conn, loads=lambda text: text)
         return conn
+
+    def _is_closed(self, conn):
+        # The pool asks this of an idle connection it is about to hand out (under its lock,
+        # before it enters ``_in_use``): peewee's own check is a SELECT 1 round trip each time.
+        if connection_is_dead(conn):
+            self._close_raw(conn)  # its socket now, not at garbage collection
+            return True
+        return False
+
+    def open_checked(self) -> None:
+        """This thread's connection: the one it holds if that is alive, else a new one."""
+        state = self._state
+        if not state.closed and not state.transactions and connection_is_dead(state.conn):
+            log.warning("database connection lost (closed by the server); opening a new one")
+            self.discard_connection()
+        self.connect(reuse_if_open=True)
+
+    def _drop(self, conn) -> None:
+        # Out of the pool's bookkeeping, never back into it: its slot is free for a new one.
+        with self._pool_lock:
+            self._in_use.pop(self.conn_key(conn), None)
+            self._pool_available.notify()  # a thread waiting for a free slot may go on
+        self._close_raw(conn)
+
+    def outage(self, exc: BaseException) -> str | None:
+        return LOST if postgres_connection_lost(exc, self._state.conn) else None
 
 
 def make_database(url_or_path: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> Database:
@@ -338,3 +432,48 @@ def connection():
             yield database
     else:
         yield database
+
+
+def open_checked() -> bool:
+    """Before a request: this thread's connection, replaced if the server closed it. False
+    when none can be opened now; the request then meets that at its first statement (an
+    outage: 503), and /healthz reports it."""
+    try:
+        database.obj.open_checked()
+    except (OperationalError, InterfaceError) as exc:
+        log.debug("could not open a database connection: %s", exc)
+        return False
+    return True
+
+
+def discard_connection() -> None:
+    """Drop this thread's connection (broken, or of no further use); the next statement
+    opens a new one."""
+    database.obj.discard_connection()
+
+
+def outage(exc: BaseException) -> str | None:
+    """``LOST`` when ``exc`` means this thread's connection broke or could not be opened (a
+    new one may work at once), ``BUSY`` when SQLite's write lock stayed taken past the
+    busy timeout, None for any other error (the statement's own fault)."""
+    db = database.obj
+    return db.outage(exc) if db is not None else None
+
+
+def ping() -> bool:
+    """Whether the database answers ``SELECT 1``, trying once more on a new connection when
+    this thread's fails (one a restart closed, say)."""
+    for _attempt in range(2):
+        try:
+            database.execute_sql("SELECT 1").fetchone()
+            return True
+        except Exception as exc:  # whatever failed, the next try starts from a new connection
+            log.debug("database ping failed: %s", exc)
+            discard_connection()
+    return False
+
+
+def commit_count() -> int:
+    """How many transactions this thread has committed (ever): compare two readings to see
+    whether anything was committed between them."""
+    return getattr(_thread, "commits", 0)

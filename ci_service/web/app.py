@@ -18,7 +18,7 @@ from ci_service.store.db import (
     keep_writer_connection,
     open_database,
 )
-from ci_service.web import auth, response_cache
+from ci_service.web import auth, outages, response_cache
 from ci_service.web.api import Api
 from ci_service.web.errors import register_error_handlers
 from ci_service.web.json_provider import OrjsonProvider
@@ -80,10 +80,14 @@ def create_app(
     app.extensions["ci_database"] = db
     app.extensions["ci_usage"] = make_tracker(settings.usage_flush_seconds)
 
+    # A read that lost its database connection mid-request runs once more (web/outages.py).
+    app.wsgi_app = outages.RetryReads(app.wsgi_app)
+
     @app.before_request
     def open_connection():
-        g.request_id = uuid.uuid4().hex[:16]
-        database.connect(reuse_if_open=True)
+        g.request_id = outages.request_id(lambda: uuid.uuid4().hex[:16])
+        # The thread's connection, replaced if the database closed it (a restart).
+        outages.begin_request(app.extensions["ci_usage"])
 
     auth.install(app)
     response_cache.install(app, settings.response_cache_mb)  # after auth: checks run first
@@ -97,6 +101,7 @@ def create_app(
 
     @app.teardown_request
     def close_connection(exc):
+        outages.end_request(app.extensions["ci_usage"])
         if not persistent_connections and not database.is_closed():
             database.close()
 

@@ -5,10 +5,13 @@ from __future__ import annotations
 import json
 import logging
 
-from flask import Flask, g, jsonify, request
+from flask import Flask, Response, g, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from ci_service.errors import ServiceError
+from ci_service.errors import ServiceError, ServiceUnavailable
+from ci_service.store.connection_health import LOST
+from ci_service.store.db import discard_connection, outage
+from ci_service.web import outages
 
 log = logging.getLogger("ci_service.web")
 
@@ -84,9 +87,36 @@ def http_exception_response(error: HTTPException):
     return error_response(status, {"code": code, "message": message}, headers)
 
 
+def database_outage_response(error: BaseException):
+    """The answer when ``error`` means the database went away (web/outages.py says which
+    request gets what), else None."""
+    kind = outage(error)
+    if kind is None:
+        return None
+    what = f"{request.method} {request.path} (request {getattr(g, 'request_id', None)})"
+    if kind == LOST:
+        discard_connection()  # broken: the next statement opens a new one
+        if outages.ask_retry():
+            log.warning("database connection lost in %s; running it again: %s", what, error)
+            return Response(status=503)  # dropped: the second run answers
+    committed = outages.committed()
+    log.warning("database unavailable (%s) in %s: %s", kind, what, error)
+    if committed:
+        message = "The database became unavailable after this request's changes were saved"
+    else:
+        message = "The database is unavailable for a moment; try again shortly"
+    unavailable = ServiceUnavailable(
+        message, details={"committed": committed}, headers={"Retry-After": "1"}
+    )
+    return service_error_response(unavailable)
+
+
 def internal_error_response(error: BaseException):
     request_id = getattr(g, "request_id", None)
     original = getattr(error, "original_exception", None) or error
+    answer = database_outage_response(original)
+    if answer is not None:
+        return answer
     log.error(
         "unhandled error request_id=%s %s %s",
         request_id,
