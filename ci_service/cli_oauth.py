@@ -85,17 +85,21 @@ def clients():
 @click.pass_obj
 @service_errors
 def clients_list(state, as_json):
-    """List the OAuth clients the server knows (never their secrets)."""
+    """List the OAuth clients the server knows (never their secrets).
+
+    A registration nobody connected within oauth_unused_client_hours has expired and is
+    not listed; firstConnectedAt is empty for a client never connected.
+    """
     from ci_service.services import oauth_clients
-    from ci_service.store.oauth import OAuthClient
+    from ci_service.settings import load_settings
 
     state.open()
-    rows = OAuthClient.select().order_by(OAuthClient.created_at, OAuthClient.id)
+    rows = oauth_clients.list_clients(load_settings().oauth_unused_client_hours)
     items = [oauth_clients.client_to_dict(row) for row in rows]
     if as_json:
         emit_json(items)
     else:
         emit_table(
             [{**i, "redirectUris": " ".join(i["redirectUris"])} for i in items],
-            ["id", "name", "source", "createdAt", "redirectUris"],
+            ["id", "name", "source", "createdAt", "firstConnectedAt", "redirectUris"],
         )

@@ -65,7 +65,8 @@ def users_create(state, workspace, email, role, password_stdin, no_password):
 @click.option("--password-stdin", is_flag=True, help="Read the password from standard input.")
 @click.pass_obj
 def users_set_password(state, email, password_stdin):
-    """Set a person's password; every session they have ends.
+    """Set a person's password; every session they have and every app they connected to
+    the tool server (OAuth) end.
 
     Example: ci-service users set-password --email ana@acme.example
     """
@@ -76,7 +77,9 @@ def users_set_password(state, email, password_stdin):
     def run():
         state.open()
         people.set_password(email, _read_password(password_stdin))
-        click.echo(f"Password set for {email.strip().lower()}; their sessions ended")
+        click.echo(
+            f"Password set for {email.strip().lower()}; their sessions and connected apps ended"
+        )
 
     run()
 

@@ -154,10 +154,11 @@ def test_offline_access_is_accepted_and_ignored(web):
     assert tokens["scope"] == "read write" and tokens["refresh_token"]
 
 
-def test_unknown_scopes_go_back_as_invalid_scope(web):
+def test_unknown_scopes_are_an_error_page(web):
+    """Issue 25: an invalid request is never redirected, even to a registered URI."""
     flow = start(web.client, scope="read admin")
-    sent = redirect_params(web.client.get("/oauth/authorize", query_string=flow.params))
-    assert sent["error"] == "invalid_scope"
+    html = refused(web.client.get("/oauth/authorize", query_string=flow.params))
+    assert "invalid_scope" in html and "permissions" in html
 
 
 def test_consent_page_names_the_client_the_workspace_and_the_scopes(web):
@@ -210,9 +211,8 @@ def test_wrong_pkce_verifier_is_refused_and_spends_the_code(web):
 )
 def test_pkce_s256_is_required(web, params, description):
     flow = start(web.client, **params)
-    answer = web.client.get("/oauth/authorize", query_string=flow.params)
-    sent = redirect_params(answer)
-    assert sent["error"] == "invalid_request" and description in sent["error_description"]
+    html = refused(web.client.get("/oauth/authorize", query_string=flow.params))
+    assert "invalid_request" in html and description in html
 
 
 def test_a_reused_code_is_refused_and_revokes_what_it_issued(web):
@@ -258,8 +258,8 @@ def test_the_token_request_must_repeat_the_redirect_uri(web):
 
 def test_tokens_are_only_minted_for_this_resource(web):
     flow = start(web.client, resource="https://other.example/mcp")
-    sent = redirect_params(web.client.get("/oauth/authorize", query_string=flow.params))
-    assert sent["error"] == "invalid_target" and sent["state"] == flow.params["state"]
+    html = refused(web.client.get("/oauth/authorize", query_string=flow.params))
+    assert "invalid_target" in html
     flow = start(web.client)
     code = code_for(web, flow)
     answer = exchange(web.client, flow, code, resource="https://other.example/mcp")
@@ -317,7 +317,12 @@ def test_refresh_rotates_and_detects_reuse(web):
     assert fresh["refresh_token"] != tokens["refresh_token"] and fresh["scope"] == "read write"
     assert mcp(web.client, fresh["access_token"]).status_code == 200
     assert mcp(web.client, tokens["access_token"]).status_code == 401  # the old pair died
-    # The rotated refresh token presented again: refused, and the connection ends.
+    # The rotated refresh token presented again after the grace window for retries (issue
+    # 25, tests/test_oauth_hardening.py): refused, and the connection ends.
+    with connection():
+        for row in OAuthToken.select().where(OAuthToken.replaced_by.is_null(False)):
+            row.revoked_at -= timedelta(minutes=1)
+            row.save()
     oauth_error(refresh(web.client, flow.client_id, tokens["refresh_token"]), 400, "invalid_grant")
     assert mcp(web.client, fresh["access_token"]).status_code == 401
 
@@ -464,9 +469,15 @@ def test_bad_authorization_links_show_an_error_page(web, params):
     assert "cannot connect" in answer.get_data(as_text=True)
 
 
-def test_unsupported_response_type_goes_back_to_the_client(web):
+def test_an_unsupported_response_type_is_an_error_page(web):
     flow = start(web.client, response_type="token")
-    assert (
-        redirect_params(web.client.get("/oauth/authorize", query_string=flow.params))["error"]
-        == "unsupported_response_type"
-    )
+    html = refused(web.client.get("/oauth/authorize", query_string=flow.params))
+    assert "unsupported_response_type" in html
+
+
+def refused(answer) -> str:
+    """An authorization request's error page: 400, redirected nowhere; its HTML."""
+    html = answer.get_data(as_text=True)
+    assert answer.status_code == 400 and "Location" not in answer.headers, html
+    assert "This application cannot connect" in html
+    return html

@@ -11,7 +11,12 @@ Rules:
   at registration: ``https`` URLs, ``http`` loopback URLs and private-use schemes of native
   apps (``com.example.app:/cb``, ``cursor://...``); never a fragment, never ``javascript:``
   and the like.
-- Registration is open (MCP clients register themselves), so every field is bounded.
+- Registration is open (MCP clients register themselves), so every field is bounded, one
+  client address registers at most ``per_hour`` clients in any rolling hour (counted in the
+  database, so the limit holds across processes), and a registered client nobody ever
+  connected expires after ``unused_hours``: it is unknown to lookups from then on and the
+  next registration deletes it (issue 25). Clients known by a metadata document are not
+  registrations and never expire this way.
 - A client ID that is an ``https`` URL with a path is a client ID metadata document: it is
   fetched through the SSRF guard (intel/netguard.py), must name itself as ``client_id``,
   must be a public client (``token_endpoint_auth_method`` ``none``), and is cached for
@@ -23,13 +28,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
+import math
 import re
 import secrets
 import time
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
+from ci_service.errors import RateLimited
 from ci_service.store.db import transaction
 from ci_service.store.oauth import OAuthClient
 from ci_service.timeutil import utcnow
@@ -47,6 +54,7 @@ MAX_REGISTRATION_BYTES = 16 * 1024
 METADATA_DOCUMENT_TTL = timedelta(hours=1)
 METADATA_DOCUMENT_MAX_BYTES = 64 * 1024
 METADATA_DOCUMENT_TIMEOUT = 5.0
+REGISTRATION_WINDOW = timedelta(hours=1)
 _SCHEME = re.compile(r"^[a-zA-Z][a-zA-Z0-9+.-]*$")
 
 
@@ -211,12 +219,23 @@ def validate_metadata(data: Any, *, metadata_document: bool = False) -> dict[str
     return out
 
 
-def register_client(data: Any) -> tuple[OAuthClient, str | None]:
-    """Register a client; returns (row, client secret shown once, or None for public ones)."""
+def register_client(
+    data: Any, *, address: str | None = None, per_hour: int = 0, unused_hours: int = 0
+) -> tuple[OAuthClient, str | None]:
+    """Register a client; returns (row, client secret shown once, or None for public ones).
+
+    ``address`` is the registering client's address: it may register ``per_hour`` clients in
+    any rolling hour (0: no limit), then :class:`RateLimited`. The same transaction deletes
+    the registrations never connected for ``unused_hours`` (0: kept)."""
     metadata = validate_metadata(data)
     method = metadata["token_endpoint_auth_method"]
     secret = None if method == "none" else secrets.token_urlsafe(32)
+    address = (address or "unknown")[:100]
     with transaction():
+        _check_registration_rate(address, per_hour)
+        cutoff = _unused_cutoff(unused_hours)
+        if cutoff is not None:
+            OAuthClient.delete().where(_unused_since(cutoff)).execute()
         row = OAuthClient.create(
             id="ci_client_" + secrets.token_hex(12),
             client_name=metadata.get("client_name"),
@@ -228,8 +247,50 @@ def register_client(data: Any) -> tuple[OAuthClient, str | None]:
             secret_hash=hash_secret(secret) if secret else None,
             metadata=metadata,
             source="registration",
+            registered_from=address,
         )
     return row, secret
+
+
+def _check_registration_rate(address: str, per_hour: int) -> None:
+    """429 when ``address`` made ``per_hour`` registrations in the last hour. Inside the
+    registration's transaction: writers are serialized (store/db.py), so two processes
+    cannot both take the last place."""
+    if per_hour <= 0:
+        return
+    recent = (
+        OAuthClient.select(OAuthClient.created_at)
+        .where(
+            (OAuthClient.registered_from == address)
+            & (OAuthClient.created_at > utcnow() - REGISTRATION_WINDOW)
+        )
+        .order_by(OAuthClient.created_at)
+    )
+    count = recent.count()
+    if count < per_hour:
+        return
+    # Room comes back when enough of them have left the window.
+    ((leaving,),) = recent.offset(count - per_hour).limit(1).tuples()
+    wait = max(1, math.ceil((leaving + REGISTRATION_WINDOW - utcnow()).total_seconds()))
+    raise RateLimited(
+        f"At most {per_hour} client registrations an hour from one address; "
+        f"try again in {wait} seconds",
+        details={"retryAfter": wait},
+        headers={"Retry-After": str(wait)},
+    )
+
+
+def _unused_cutoff(unused_hours: int) -> datetime | None:
+    return utcnow() - timedelta(hours=unused_hours) if unused_hours > 0 else None
+
+
+def _unused_since(cutoff: datetime):
+    """Registrations made before ``cutoff`` that nobody ever connected."""
+    return (
+        (OAuthClient.source == "registration")
+        & OAuthClient.first_connected_at.is_null()
+        & (OAuthClient.created_at <= cutoff)
+    )
 
 
 def registration_response(row: OAuthClient, secret: str | None) -> dict[str, Any]:
@@ -287,7 +348,9 @@ def _fetch_document(url: str, allow_private: bool) -> Any:
                     if len(body) > METADATA_DOCUMENT_MAX_BYTES:
                         raise ClientMetadataError("the document is too large")
     except BlockedUrl as exc:
-        raise ClientMetadataError(f"the document's address is not allowed ({exc})") from None
+        # The bare reason: the refusal's own message may carry advice for the operator
+        # (an environment variable), which means nothing to the person connecting.
+        raise ClientMetadataError(f"the document's address is not allowed ({exc.reason})") from None
     except (httpx.HTTPError, OSError) as exc:
         raise ClientMetadataError(
             f"the document could not be fetched ({type(exc).__name__})"
@@ -336,11 +399,31 @@ def resolve_metadata_document(client_id: str, allow_private: bool = False) -> OA
     return OAuthClient.get_by_id(client_id)
 
 
-def find_client(client_id: Any) -> OAuthClient | None:
-    """A known client by id (never fetches)."""
+def find_client(client_id: Any, unused_hours: int = 0) -> OAuthClient | None:
+    """A known client by id (never fetches); a registration never connected in
+    ``unused_hours`` (0: no expiry) is unknown, as if already deleted."""
     if not isinstance(client_id, str) or not client_id or len(client_id) > MAX_URI_LENGTH:
         return None
-    return OAuthClient.get_or_none(OAuthClient.id == client_id)
+    row = OAuthClient.get_or_none(OAuthClient.id == client_id)
+    cutoff = _unused_cutoff(unused_hours)
+    if row is not None and cutoff is not None and _is_unused_since(row, cutoff):
+        return None
+    return row
+
+
+def _is_unused_since(row: OAuthClient, cutoff: datetime) -> bool:
+    return (
+        row.source == "registration" and row.first_connected_at is None and row.created_at <= cutoff
+    )
+
+
+def list_clients(unused_hours: int = 0) -> list[OAuthClient]:
+    """The clients the server knows, oldest first (expired registrations left out)."""
+    query = OAuthClient.select().order_by(OAuthClient.created_at, OAuthClient.id)
+    cutoff = _unused_cutoff(unused_hours)
+    if cutoff is not None:
+        query = query.where(~_unused_since(cutoff))
+    return list(query)
 
 
 def client_to_dict(row: OAuthClient) -> dict[str, Any]:
@@ -352,4 +435,5 @@ def client_to_dict(row: OAuthClient) -> dict[str, Any]:
         "redirectUris": list(row.redirect_uris),
         "source": row.source,
         "createdAt": iso(row.created_at),
+        "firstConnectedAt": iso(row.first_connected_at),
     }

@@ -12,7 +12,15 @@ Rules:
   §4.1.2: tokens issued from a code used twice may be stolen).
 - Access tokens live ``ACCESS_LIFETIME``, refresh tokens ``REFRESH_LIFETIME``. A refresh
   rotates: the old pair stops working at once; presenting a rotated refresh token again
-  revokes the connection (reuse detection).
+  revokes the connection (reuse detection), except within the grace window
+  (``oauth_refresh_grace_seconds``) after its rotation: then it is a client retrying a
+  refresh whose answer it lost (or sent several at once), and it gets a new pair too
+  (issue 25). The window counts from the first rotation; retries never extend it.
+- A password change ends all the person's connections, in every workspace
+  (``end_connections_of``, from services/people.py in the change's transaction); removing a
+  person from a workspace deletes their connections there with the ``User`` row. Signing
+  out does not: it ends the browser session only, and connected apps keep working until
+  disconnected (Settings > Connected apps) or the password changes.
 - Only SHA-256 hashes of codes and tokens are stored; lookups by hash are followed by a
   constant-time comparison. Every bad token is the same 401.
 """
@@ -27,7 +35,7 @@ from typing import Any
 
 from ci_service.errors import NotFound, Unauthorized, UpgradeRequired, ValidationFailed
 from ci_service.services.auth import Principal, plan_at_least, role_at_least
-from ci_service.store.db import database, transaction
+from ci_service.store.db import database, joined_transaction, transaction
 from ci_service.store.identity import Tenant, User, Workspace
 from ci_service.store.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthToken
 from ci_service.timeutil import iso, utcnow
@@ -93,6 +101,10 @@ def connect(client: OAuthClient, user_id: str, scopes: list[str], resource: str)
             )
             .first()
         )
+        if client.first_connected_at is None:  # used from now on: never expires unused
+            OAuthClient.update(first_connected_at=utcnow()).where(
+                (OAuthClient.id == client.id) & OAuthClient.first_connected_at.is_null()
+            ).execute()
         if grant is None:
             return OAuthGrant.create(
                 client=client.id, user=user_id, scopes=scopes, resource=resource
@@ -112,6 +124,22 @@ def revoke_grant(grant_id: str) -> None:
         OAuthToken.update(revoked_at=now).where(
             (OAuthToken.grant == grant_id) & OAuthToken.revoked_at.is_null()
         ).execute()
+
+
+def end_connections_of(email: str) -> int:
+    """Revoke every live connection of the person with this address, in every workspace,
+    and every token issued under them (a password change). Joins the caller's transaction;
+    returns how many connections ended."""
+    now = utcnow()
+    grants = OAuthGrant.select(OAuthGrant.id).where(
+        OAuthGrant.user.in_(User.select(User.id).where(User.email == email))
+        & OAuthGrant.revoked_at.is_null()
+    )
+    with joined_transaction():
+        OAuthToken.update(revoked_at=now).where(
+            OAuthToken.grant.in_(grants) & OAuthToken.revoked_at.is_null()
+        ).execute()
+        return OAuthGrant.update(revoked_at=now).where(OAuthGrant.id.in_(grants)).execute()
 
 
 def _grant_query():
@@ -241,18 +269,28 @@ def save_tokens(grant_id: str, token: dict[str, Any], scopes: list[str], resourc
     return row.id
 
 
-def find_refresh_token(value: Any, client_id: str) -> OAuthToken | None:
-    """The live token row of a refresh token of ``client_id``. A rotated one presented again
-    revokes its connection (call inside the token request's transaction)."""
+def find_refresh_token(value: Any, client_id: str, grace_seconds: float = 0) -> OAuthToken | None:
+    """The token row of a refresh token of ``client_id`` that may be used now: a live one, or
+    one rotated less than ``grace_seconds`` ago (a retry) whose successor was not revoked.
+    A rotated one presented later revokes its connection (call inside the token request's
+    transaction)."""
     row = _presented(OAuthToken, OAuthToken.refresh_hash, value, REFRESH_PREFIX, client_id)
-    if row is None:
-        return None
-    if row.replaced_by is not None:
-        revoke_grant(row.grant_id)
-        return None
-    if row.revoked_at is not None or row.grant.revoked_at is not None:
+    if row is None or row.grant.revoked_at is not None:
         return None
     if row.refresh_expires_at is None or row.refresh_expires_at <= utcnow():
+        return None
+    if row.replaced_by is not None:
+        # A rotated token's revoked_at is its rotation time: revocations never overwrite it.
+        if row.revoked_at + timedelta(seconds=max(grace_seconds, 0)) > utcnow():
+            successor = OAuthToken.get_or_none(OAuthToken.id == row.replaced_by)
+            if successor is not None and (
+                successor.revoked_at is None or successor.replaced_by is not None
+            ):
+                return row
+            return None  # the pair it led to was revoked on purpose
+        revoke_grant(row.grant_id)
+        return None
+    if row.revoked_at is not None:
         return None
     return row
 
@@ -272,8 +310,10 @@ def find_token(value: Any) -> OAuthToken | None:
 
 
 def rotate(old: OAuthToken, new_row_id: str) -> None:
+    """The refresh of ``old`` made ``new_row_id``: ``old`` stops working. A retry within the
+    grace window leaves it as it is, so the window keeps counting from the first rotation."""
     OAuthToken.update(revoked_at=utcnow(), replaced_by=new_row_id).where(
-        OAuthToken.id == old.id
+        (OAuthToken.id == old.id) & OAuthToken.replaced_by.is_null()
     ).execute()
 
 

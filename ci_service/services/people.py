@@ -13,6 +13,11 @@ Rules:
   part was wrong.
 - Sessions are rows (only a SHA-256 of the token is stored), valid ``SESSION_LIFETIME``;
   signing out, a password change and removing the user from the workspace end them.
+- Connected apps (OAuth connections of the tool server, services/oauth_tokens.py): a
+  password change, on any path, ends all of the person's in the same transaction (a stolen
+  password's apps go with it); removing the person from a workspace deletes theirs there.
+  Signing out leaves them: it ends this browser's session, not the apps the person
+  connected, which they disconnect under Settings > Connected apps.
 - Invites are one-time links valid ``INVITE_LIFETIME``: accepting one sets the password (or,
   when the person already has one, checks it) and adds them to the workspace with the role.
 """
@@ -27,6 +32,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ci_service.errors import Forbidden, NotFound, RateLimited, Unauthorized, ValidationFailed
+from ci_service.services import oauth_tokens
 from ci_service.services.auth import Principal
 from ci_service.store.db import transaction
 from ci_service.store.identity import ROLES, SCOPES, Tenant, User, Workspace
@@ -115,14 +121,17 @@ def _store_password(login: Login, password: str) -> None:
     login.password_hash = _password_hasher().hash(password)
     login.password_changed_at = utcnow()
     login.save()
-    # Every session opened before the change ends.
+    # Every session opened before the change ends, and every app connected with the old
+    # password: whoever had it may have connected one.
     WebSession.update(revoked_at=utcnow()).where(
         (WebSession.login == login.id) & WebSession.revoked_at.is_null()
     ).execute()
+    oauth_tokens.end_connections_of(login.email)
 
 
 def set_password(email: Any, password: str) -> None:
-    """Set a person's password; ends all their sessions. 404 for an unknown address."""
+    """Set a person's password; ends all their sessions and connected apps. 404 for an
+    unknown address."""
     email = normalize_email(email)
     _check_password(password)
     with transaction():
@@ -176,7 +185,8 @@ def set_role(workspace_id: str, user_id: str, role: Any, acting: Principal) -> U
 
 
 def remove_user(workspace_id: str, user_id: str, acting: Principal) -> None:
-    """Remove a member from the workspace; their sessions there and their keys end."""
+    """Remove a member from the workspace; their sessions there, their keys and their
+    connected apps there end (deleted with the row, in this transaction)."""
     with transaction():
         user = _member(workspace_id, user_id)
         if user.id == acting.user_id:

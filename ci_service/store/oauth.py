@@ -2,7 +2,9 @@
 
 - :class:`OAuthClient`: a registered client (RFC 7591) or one known by its client ID
   metadata document (its ``id`` is then the document's https URL). A client secret, when
-  one was issued, is stored as a SHA-256 hash.
+  one was issued, is stored as a SHA-256 hash. A registration keeps the address it came
+  from (the registration throttle counts by it) and when a person first connected it
+  (registrations never connected expire, issue 25).
 - :class:`OAuthGrant`: a *connection*: one person (a workspace ``User`` row, so one
   workspace and that person's role there) allowed one client some scopes. People see and
   revoke these; revoking one ends every token issued under it.
@@ -38,6 +40,10 @@ class OAuthClient(BaseModel):
     source = CharField(max_length=20)  # "registration" or "metadata_document"
     created_at = UTCDateTimeField(default=utcnow)
     fetched_at = UTCDateTimeField(null=True)  # metadata documents: when last read
+    # Issue 25 (migration 0018): the client address of a registration, and when the first
+    # connection to the client was made (None: never used, so it expires).
+    registered_from = CharField(max_length=100, null=True)
+    first_connected_at = UTCDateTimeField(null=True)
 
     class Meta:
         table_name = "oauth_client"

@@ -3,9 +3,10 @@
 - ``/.well-known/oauth-protected-resource`` (and ``.../mcp``, RFC 9728): ``/mcp`` is a
   protected resource whose authorization server is this same process.
 - ``/.well-known/oauth-authorization-server`` (RFC 8414).
-- ``POST /oauth/token``, ``POST /oauth/register`` (RFC 7591), ``POST /oauth/revoke``
-  (RFC 7009). Errors are OAuth's own bodies (``{"error": "invalid_grant",
-  "error_description": ...}``), never the REST envelope.
+- ``POST /oauth/token``, ``POST /oauth/register`` (RFC 7591; a client address's hourly
+  limit, then 429 with ``Retry-After``), ``POST /oauth/revoke`` (RFC 7009: 200 and an
+  empty body for any token, known or not). Errors are OAuth's own bodies
+  (``{"error": "invalid_grant", "error_description": ...}``), never the REST envelope.
 
 The authorization endpoint, ``/oauth/authorize``, is a page for people: it lives with the
 web app (web/pages/oauth_consent.py). Nothing here uses cookies, so any origin may call

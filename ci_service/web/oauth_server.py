@@ -33,8 +33,10 @@ from authlib.oauth2.rfc7591 import (
 )
 from authlib.oauth2.rfc7636 import CodeChallenge
 from authlib.oauth2.rfc9207 import IssuerParameter
-from flask import request
+from flask import current_app
+from flask import request as flask_request  # Authlib's methods take a `request` of theirs
 
+from ci_service.errors import RateLimited
 from ci_service.services import oauth_clients, oauth_tokens
 from ci_service.store.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthToken
 from ci_service.web.oauth_common import CLIENT_AUTH_METHODS, issuer, safe_text
@@ -46,9 +48,28 @@ class InvalidTargetError(OAuth2Error):
     error = "invalid_target"
 
 
+class RegistrationLimitedError(OAuth2Error):
+    """Too many registrations from one address (issue 25): 429 with ``Retry-After``.
+    RFC 7591 has no code for it; ``temporarily_unavailable`` is OAuth's registered one."""
+
+    error = "temporarily_unavailable"
+    status_code = 429
+
+    def __init__(self, description: str, retry_after: str):
+        super().__init__(safe_text(description))
+        self.retry_after = retry_after
+
+    def get_headers(self):
+        return [*super().get_headers(), ("Retry-After", self.retry_after)]
+
+
+def settings():
+    return current_app.config["CI_SETTINGS"]
+
+
 def check_resource(value, expected: str) -> None:
     """A ``resource`` parameter, when given, must name ``expected`` (one value only)."""
-    values = request.values.getlist("resource")
+    values = flask_request.values.getlist("resource")
     if len(values) > 1:
         raise InvalidTargetError("Give at most one 'resource'")
     if value is not None and value.rstrip("/") != expected:
@@ -70,11 +91,13 @@ class Client(ClientMixin):
         return uris[0] if len(uris) == 1 else None
 
     def get_allowed_scope(self, scope):
+        """The scopes asked for (all the client's when none are named); None, an
+        ``invalid_scope``, when one is unknown or beyond what the client registered."""
         wanted = oauth_clients.parse_scopes(scope)
         allowed = self.row.scope.split()
-        if wanted is None:
+        if wanted is None or any(s not in allowed for s in wanted):
             return None
-        chosen = [s for s in (wanted or allowed) if s in allowed]
+        chosen = wanted or allowed
         return " ".join(chosen) if chosen else None
 
     def check_redirect_uri(self, redirect_uri):
@@ -211,7 +234,11 @@ class RefreshTokenGrant(grants.RefreshTokenGrant):
     INCLUDE_NEW_REFRESH_TOKEN = True
 
     def authenticate_refresh_token(self, refresh_token):
-        row = oauth_tokens.find_refresh_token(refresh_token, self.request.client.get_client_id())
+        row = oauth_tokens.find_refresh_token(
+            refresh_token,
+            self.request.client.get_client_id(),
+            settings().oauth_refresh_grace_seconds,
+        )
         return Token(row, refresh=True) if row is not None else None
 
     def authenticate_user(self, refresh_token):
@@ -226,7 +253,7 @@ class RefreshTokenGrant(grants.RefreshTokenGrant):
         old = self.request.refresh_token.row
         scopes = oauth_clients.parse_scopes(token.get("scope")) or list(old.scopes)
         new_id = oauth_tokens.save_tokens(old.grant_id, token, scopes, old.resource)
-        oauth_tokens.rotate(old, new_id)
+        oauth_tokens.rotate(old, new_id)  # a retry in the grace window: already rotated
 
     def revoke_old_credential(self, refresh_token):
         pass  # save_token rotated it, in the same transaction
@@ -236,7 +263,24 @@ class RefreshTokenGrant(grants.RefreshTokenGrant):
 
 
 class Revocation(RevocationEndpoint):
+    """RFC 7009. An unknown token, another client's and one already revoked get the same
+    answer as a revoked one: 200 and an empty body (§2.2), so the endpoint tells nobody
+    whether a token exists. ``token_type_hint`` is only a hint (§2.1): the token's own
+    prefix says what it is, so any hint, known or not, is ignored. A client that fails to
+    authenticate still gets 401 ``invalid_client``."""
+
     CLIENT_AUTH_METHODS = CLIENT_AUTH_METHODS
+
+    def check_params(self, request, client):
+        if "token" not in request.form:
+            raise InvalidRequestError("Missing 'token'")
+
+    def authenticate_token(self, request, client):
+        self.check_params(request, client)
+        token = self.query_token(request.form["token"], None)
+        if token is None or not token.check_client(client):
+            return None
+        return token
 
     def query_token(self, token_string, token_type_hint):
         row = oauth_tokens.find_token(token_string)
@@ -247,6 +291,10 @@ class Revocation(RevocationEndpoint):
     def revoke_token(self, token, request):
         # A refresh token stands for the whole connection (RFC 7009 §2.1): end it all.
         oauth_tokens.revoke_token(token.row, whole_grant=token.refresh)
+
+    def create_endpoint_response(self, request):
+        super().create_endpoint_response(request)
+        return 200, "", [("Cache-Control", "no-store"), ("Pragma", "no-cache")]
 
 
 class Registration(ClientRegistrationEndpoint):
@@ -265,7 +313,17 @@ class Registration(ClientRegistrationEndpoint):
         return metadata
 
     def generate_client_info(self, request):
-        row, secret = oauth_clients.register_client(request.client_metadata)
+        config = settings()
+        try:
+            row, secret = oauth_clients.register_client(
+                request.client_metadata,
+                # The client's address: behind a trusted proxy, waitress puts it here.
+                address=flask_request.remote_addr,
+                per_hour=config.oauth_registrations_per_hour,
+                unused_hours=config.oauth_unused_client_hours,
+            )
+        except RateLimited as exc:
+            raise RegistrationLimitedError(exc.message, exc.headers["Retry-After"]) from None
         request.client_row = row
         return oauth_clients.registration_response(row, secret)
 
@@ -293,7 +351,7 @@ class Server(AuthorizationServer):
 
     @staticmethod
     def _find_client(client_id):
-        row = oauth_clients.find_client(client_id)
+        row = oauth_clients.find_client(client_id, settings().oauth_unused_client_hours)
         return Client(row) if row is not None else None
 
     @staticmethod

@@ -1,15 +1,20 @@
 """``/oauth/authorize``: the authorization endpoint, a page for people (issue 17).
 
-The request is validated first (Authlib: client, redirect URI, response type, scope, PKCE
-S256; here: the resource), so a bad link never asks anyone to sign in. An unknown client or
-redirect URI is shown as an error page (never a redirect to an unverified address, RFC 6749
-§4.1.2.1); every other error goes back to the client's redirect URI with ``error``,
-``state`` and ``iss``.
+The whole request is validated first (Authlib: client, redirect URI, response type, scope
+within the client's, PKCE S256; here: the resource), before anyone is asked to sign in. A
+request that fails any check gets an error page (HTTP 400) and is redirected nowhere, not
+even to a registered redirect URI: with open registration anyone can register one, so an
+automatic error redirect would make this server an open redirector (RFC 9700 §4.11.2,
+issue 25). The page tells the person what went wrong in words, and the developer the
+OAuth error and its description.
 
 Signed in, the person sees the client's name, where it will send them back, the scopes
 asked for (they may untick one) and picks a workspace they belong to; only ENTERPRISE
 workspaces can be chosen (the tool server's plan). The form carries the session's CSRF
-token. Allowing creates or updates the connection and redirects with a single-use code.
+token. Allowing creates or updates the connection and redirects with a single-use code;
+denying redirects with ``error=access_denied`` (the person chose to go back to the
+application, so that is not an open redirect). Both answers carry ``state`` and ``iss``
+(RFC 9207).
 
 The page's Content-Security-Policy lets the form lead to the client's redirect URI: browsers
 apply ``form-action`` to the redirect that follows the submission.
@@ -24,7 +29,7 @@ from flask import current_app, g, redirect, request, url_for
 
 from ci_service.errors import ServiceError
 from ci_service.services import oauth_clients, oauth_tokens, people
-from ci_service.web.oauth_common import issuer, mcp_resource, safe_text
+from ci_service.web.oauth_common import mcp_resource, safe_text
 from ci_service.web.oauth_routes import bad_parameter, server
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import CSP, render
@@ -38,48 +43,53 @@ SCOPE_TEXT = {
 }
 
 
-def _invalid(message: str):
-    return render("oauth_error.html", 400, message=message)
+# What the person is told, by OAuth error; the developer's details follow on the page.
+UNOFFERED = "The application asked for a kind of access this server does not offer."
+PERSON_TEXT = {
+    "invalid_client": "This application is not known to this server.",
+    "invalid_scope": "The application asked for permissions this server does not give it.",
+    "unsupported_response_type": UNOFFERED,
+    "unauthorized_client": UNOFFERED,
+    "invalid_target": "The application asked to connect to another service than this one.",
+}
+MALFORMED = "The application's sign-in link is incomplete or malformed."
+UNREADABLE_DOCUMENT = "This application's details could not be read."
 
 
-def _send_back(error: OAuth2Error):
-    """An error the client's verified redirect URI receives (with the issuer, RFC 9207)."""
-    from authlib.common.urls import add_params_to_uri
+def _invalid(message: str, detail: str | None = None):
+    return render("oauth_error.html", 400, message=message, detail=(detail or "")[:300])
 
-    response = server().handle_error_response(None, error)
-    if response.location:
-        response.location = add_params_to_uri(response.location, {"iss": issuer()})
-    return response
+
+def _refused(error: OAuth2Error):
+    """An invalid request's error page: never a redirect (RFC 9700 §4.11.2)."""
+    description = error.get_error_description()
+    detail = f"{error.error}: {description}" if description else error.error
+    return _invalid(PERSON_TEXT.get(error.error, MALFORMED), detail)
 
 
 def _validated():
-    """(Authlib grant, client row) for this request; or a response that ends it."""
+    """(Authlib grant, client row) for this request; or the error page that ends it."""
     from authlib.oauth2 import OAuth2Error
 
     from ci_service.web.oauth_server import check_resource
 
     if bad_parameter() is not None:
-        return None, _invalid("This authorization link is malformed.")
+        return None, _invalid(MALFORMED, "invalid_request: a parameter is repeated or malformed")
     client_id = request.values.get("client_id")
     if oauth_clients.is_metadata_document_id(client_id):
         settings = current_app.config["CI_SETTINGS"]
         try:
             oauth_clients.resolve_metadata_document(client_id, settings.allow_private_urls)
         except oauth_clients.ClientMetadataError as exc:
-            return None, _invalid(f"The application's metadata document: {exc.description}")
+            detail = f"The application's metadata document: {exc.description}"
+            return None, _invalid(UNREADABLE_DOCUMENT, detail)
     try:
         grant = server().get_consent_grant(end_user=None)
-    except OAuth2Error as error:
-        if error.redirect_uri:
-            return None, _send_back(error)
-        return None, _invalid(error.get_error_description() or "Invalid authorization request")
-    except ValueError:  # an error description Authlib built from the request's text
-        return None, _invalid("This authorization link is malformed.")
-    try:
         check_resource(request.values.get("resource"), mcp_resource())
     except OAuth2Error as error:
-        error.redirect_uri, error.state = grant.redirect_uri, request.values.get("state")
-        return None, _send_back(error)
+        return None, _refused(error)
+    except ValueError:  # an error description Authlib built from the request's text
+        return None, _invalid(MALFORMED)
     return grant, grant.request.client.row
 
 
