@@ -64,9 +64,15 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("trusted_proxy_count", 1, "How many trusted proxies add X-Forwarded-* entries"),
     Setting("allowed_origins", "", "Browser origins (comma-separated) that may call /mcp"),
     # OAuth for the tool server (web/oauth_*.py): registration limits and refresh retries.
-    Setting("oauth_registrations_per_hour", 20, "Client registrations one address may make hourly"),
-    Setting("oauth_unused_client_hours", 24, "Hours before a registered client never used is gone"),
-    Setting("oauth_refresh_grace_seconds", 30.0, "Seconds a rotated refresh token still works"),
+    Setting(
+        "oauth_registrations_per_hour", 20, "Client registrations per address an hour (0: no limit)"
+    ),
+    Setting(
+        "oauth_unused_client_hours", 24, "Hours a registered client never connected lasts (0: ever)"
+    ),
+    Setting(
+        "oauth_refresh_grace_seconds", 30.0, "Seconds a rotated refresh token works for retries"
+    ),
     # Change alerts (services/delivery*): where they may go, and the limits of one send.
     Setting(
         "alerts_allow_private_urls", False, "Let webhook and chat targets be private addresses"

@@ -182,6 +182,7 @@ def test_sigkill_during_write_burst_and_running_job_loses_nothing_acknowledged(
             ctx["workspace"].id,
             "test-block",
             payload={"started": str(started), "release": str(release)},
+            max_attempts=1,  # the crash ends it (tests/test_jobs_retry*.py: retries)
         )
 
     first = LiveServer(str(database), *SERVE_ARGS, env=PLUGIN_ENV).start()

@@ -17,7 +17,7 @@ pytest_plugins = ["tests.jobs_fixtures"]
 STEPS = [("one", "Step One"), ("two", "Step Two")]
 JOB_KEYS = {
     "id", "workspaceId", "competitorId", "type", "displayTitle", "status", "progress",
-    "currentStep", "steps", "startedAt", "completedAt", "metadata",
+    "currentStep", "steps", "startedAt", "completedAt", "metadata", "attempt", "maxAttempts",
 }  # fmt: skip
 
 

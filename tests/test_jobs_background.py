@@ -32,7 +32,7 @@ def test_start_and_stop_leave_no_threads(app, settings, make_workspace, job_type
     job_type("t-bg", [("one", "One")])
     ws = make_workspace()
     with connection():
-        orphan = enqueue(ws.id, "t-bg")
+        orphan = enqueue(ws.id, "t-bg", max_attempts=1)  # its interruption is final
         store.claim("gone:1:worker")  # claimed by a process that no longer exists
     due = competitor(ws)  # never refreshed: the start-up scan queues its collect job
     before = set(threading.enumerate())

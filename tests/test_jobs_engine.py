@@ -263,7 +263,8 @@ def test_recovery_fails_claimed_jobs_and_keeps_queued_ones(make_workspace, runne
     job_type("t-recover", THREE_STEPS, analysis=True)
     ws = make_workspace()
     target = competitor(ws)
-    claimed = queue(ws, "t-recover", competitor_id=target.id)
+    # One attempt: its interruption is final (tests/test_jobs_retry.py covers retries).
+    claimed = queue(ws, "t-recover", competitor_id=target.id, max_attempts=1)
     waiting = queue(ws, "t-recover", competitor_id=competitor(ws, "Other").id)
     with connection():
         store.claim("dead-host:1:worker")  # a worker that then died (claims the oldest)
@@ -299,7 +300,7 @@ def test_stopping_the_runner_interrupts_a_job_at_its_next_boundary(
 
     job_type("t-block", THREE_STEPS, {"one": block})
     runner = threaded_runner(1)
-    job = queue(make_workspace(), "t-block")
+    job = queue(make_workspace(), "t-block", max_attempts=1)  # its last attempt
     assert entered.wait(10)
     stopper = threading.Thread(target=runner.stop, args=(10,))
     stopper.start()

@@ -120,7 +120,7 @@ def test_renewed_lease_is_kept_and_expired_one_is_failed_by_another_runner(
     holder = JobRunner(0, clock=clock, lease_seconds=60)
     other = JobRunner(0, clock=clock, lease_seconds=60)  # "another process"
     with connection():
-        job = enqueue(ws.id, "t-long")
+        job = enqueue(ws.id, "t-long", max_attempts=1)  # its last attempt: failed, not retried
     outcome: list = []
     thread = threading.Thread(target=lambda: outcome.append(holder.run_once()), daemon=True)
     thread.start()
@@ -206,9 +206,9 @@ def test_start_recovers_only_expired_leases_on_postgres(backend, app, settings, 
     try:
         ws = make_workspace()
         with connection():
-            alive = enqueue(ws.id, "test-quick")
+            alive = enqueue(ws.id, "test-quick", max_attempts=1)
             store.claim("elsewhere:1:worker", lease_seconds=600)
-            dead = enqueue(ws.id, "test-quick")
+            dead = enqueue(ws.id, "test-quick", max_attempts=1)
             store.claim("elsewhere:2:worker", utcnow() - timedelta(seconds=120), lease_seconds=60)
         background = start_background(app, settings.with_overrides(job_workers=1))
         try:
@@ -267,7 +267,7 @@ def test_worker_runs_a_queued_job_and_stops_gracefully(
         wait_for(lambda: fetch(quick.id).status == "completed", 20, message="the quick job")
         payload = blocking_payload(tmp_path, "block")
         with connection():
-            blocking = enqueue(ws.id, "test-block", payload=payload)
+            blocking = enqueue(ws.id, "test-block", payload=payload, max_attempts=1)
         wait_for(Path(payload["started"]).exists, 20, message="the blocking step")
         assert worker.stop() == 0  # SIGTERM mid-job: the job stops at its step, cleanly
     row = fetch(blocking.id)
@@ -286,7 +286,7 @@ def test_sigkilled_workers_job_is_taken_over_after_its_lease(
     ws = make_workspace()
     payload = blocking_payload(tmp_path, "block")
     with connection():
-        blocking = enqueue(ws.id, "test-block", payload=payload)
+        blocking = enqueue(ws.id, "test-block", payload=payload, max_attempts=1)
     first = WorkerProcess(database_url, "--workers", "1", "--no-scheduler", env=env).start()
     try:
         wait_for(Path(payload["started"]).exists, 20, message="the blocking step")

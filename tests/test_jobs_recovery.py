@@ -123,7 +123,8 @@ def enqueue_jobs(workspace, tmp_path):
 
     payload = {"started": str(tmp_path / "started"), "release": str(tmp_path / "release")}
     with connection():
-        blocking = enqueue(workspace.id, "test-block", payload=payload)
+        # One attempt, so the crash fails it (tests/test_jobs_retry*.py: jobs that retry).
+        blocking = enqueue(workspace.id, "test-block", payload=payload, max_attempts=1)
         waiting = enqueue(workspace.id, "test-quick")
     return blocking, waiting
 

@@ -107,7 +107,10 @@ def cluster(request, postgres_databases, tmp_path_factory):
             "maxSeconds": 600,
         }
         with connection():
-            blocked = enqueue(workspaces["enterprise"], "test-block", payload=payload)
+            # One attempt: the kill fails it (tests/test_jobs_retry_live.py: retries).
+            blocked = enqueue(
+                workspaces["enterprise"], "test-block", payload=payload, max_attempts=1
+            )
         # Claimed while the worker is the only process that runs jobs.
         wait_for(Path(payload["started"]).exists, timeout=20)
 

@@ -1,6 +1,8 @@
-"""One scheduler at a time (issue 15): on PostgreSQL the candidate holding the advisory lock
-leads and scans; when its connection closes (the process died) another takes over. On
-SQLite the one process always leads."""
+"""One scheduler at a time (issues 15 and 25): on PostgreSQL the candidate holding the
+``scheduler`` lease leads and scans; when it stops cleanly it hands over at once, and when it
+dies another takes over once the lease runs out. On SQLite the one process always leads.
+``tests/test_scheduler_lease.py`` covers the lease itself (clock injected) and a SIGSTOPped
+leader."""
 
 from __future__ import annotations
 
@@ -11,7 +13,6 @@ import pytest
 
 from ci_service.jobs.leadership import Leadership, bound_database_url
 from ci_service.jobs.scheduler import SCAN_JOB_ID, Scheduler
-from ci_service.store.db import SCHEDULER_LOCK
 from ci_service.store.jobs import Job
 from tests.backends import admin_url
 from tests.jobs_support import competitor, wait_for
@@ -24,19 +25,24 @@ def postgres_only(backend):
         pytest.skip("leadership is contested on PostgreSQL only")
 
 
-def lock_holder(url: str) -> int | None:
-    """The backend pid that holds the scheduler lock in ``url``'s database, if any."""
+def lease_holder(url: str) -> str | None:
+    """The holder of the scheduler lease in ``url``'s database, if any."""
+    conn = psycopg2.connect(url)
+    try:
+        with conn.cursor() as cursor:
+            cursor.execute("SELECT holder FROM lease WHERE name = 'scheduler'")
+            row = cursor.fetchone()
+            return row[0] if row else None
+    finally:
+        conn.close()
+
+
+def backend_alive(pid: int) -> bool:
     conn = psycopg2.connect(admin_url())
     try:
         with conn.cursor() as cursor:
-            cursor.execute(
-                "SELECT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database "
-                "WHERE d.datname = %s AND l.locktype = 'advisory' AND l.objid = %s "
-                "AND l.granted",
-                (url.rsplit("/", 1)[1], SCHEDULER_LOCK),
-            )
-            row = cursor.fetchone()
-            return row[0] if row else None
+            cursor.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", (pid,))
+            return cursor.fetchone() is not None
     finally:
         conn.close()
 
@@ -59,27 +65,36 @@ def test_sqlite_always_leads(backend, app):
 
 
 def test_two_candidates_one_leader_and_takeover(postgres_only, app, database_url, caplog):
-    first, second = Leadership(database_url), Leadership(database_url)
+    first = Leadership(database_url, lease_seconds=1)
+    second = Leadership(database_url, lease_seconds=1)
     try:
         assert first.contested and first.try_lead()
         assert not second.try_lead() and not second.leading
         assert first.try_lead() and not second.try_lead()  # stable, no flapping
-        holder = lock_holder(database_url)
-        assert holder is not None
+        assert lease_holder(database_url) == first.holder
 
-        terminate(holder)  # the leader's connection drops, as when its process dies
-        wait_for(second.try_lead, 10, message="the second candidate to take over")
+        # The leader's connection drops: it is not leading until it reconnects, and then
+        # its unexpired lease is still its own.
+        backend = first._conn.get_backend_pid()
+        terminate(backend)
+        wait_for(lambda: not backend_alive(backend), 10, message="the backend to end")
         with caplog.at_level(logging.WARNING, logger="ci_service.scheduler"):
             assert not first.try_lead()
         assert "leadership lost" in caplog.text
+        assert first.try_lead() and not second.try_lead()
+
+        # The leader stops renewing (its process died or hangs): once the lease has run
+        # out, the other candidate takes it, and the old leader cannot renew it any more.
+        wait_for(second.try_lead, 10, message="the second candidate to take over")
         assert not first.try_lead() and second.try_lead()
 
         second.release()  # a clean stop hands over at once
+        assert lease_holder(database_url) is None
         assert first.try_lead() and not second.try_lead()
     finally:
         first.release()
         second.release()
-    assert lock_holder(database_url) is None
+    assert lease_holder(database_url) is None
 
 
 def test_two_schedulers_scan_in_the_leader_only(
@@ -115,7 +130,7 @@ def test_two_schedulers_scan_in_the_leader_only(
     finally:
         for scheduler in schedulers:
             scheduler.stop()
-    assert lock_holder(database_url) is None
+    assert lease_holder(database_url) is None
 
 
 LEADER = r"is the leader now \(pid (\d+)\)"
@@ -123,7 +138,11 @@ SCAN_RUNS = rf"{SCAN_JOB_ID} runs"
 
 
 def test_scheduler_runs_in_one_worker_and_moves_when_it_dies(postgres_only, app, database_url):
-    env = {"CI_SERVICE_SCHEDULER_RETRY_SECONDS": "0.3", "CI_SERVICE_SCHEDULER_SCAN_SECONDS": "0.5"}
+    env = {
+        "CI_SERVICE_SCHEDULER_RETRY_SECONDS": "0.3",
+        "CI_SERVICE_SCHEDULER_SCAN_SECONDS": "0.5",
+        "CI_SERVICE_SCHEDULER_LEASE_SECONDS": "2",
+    }
     workers = [WorkerProcess(database_url, "--workers", "1", env=env) for _ in range(2)]
     try:
         for worker in workers:
@@ -139,12 +158,12 @@ def test_scheduler_runs_in_one_worker_and_moves_when_it_dies(postgres_only, app,
         assert other.count(SCAN_RUNS) == 0 and other.count(LEADER) == 0  # ... none elsewhere
         assert first.count(LEADER) == 1
 
-        first.kill()  # SIGKILL: its connection drops, the server frees the lock
+        first.kill()  # SIGKILL: its lease is not renewed any more and runs out
         match = other.wait_for_line(LEADER, 15)
         assert int(match.group(1)) == other.pid
         other.wait_for_line(SCAN_RUNS, 10)
         assert other.stop() == 0
-        assert lock_holder(database_url) is None
+        assert lease_holder(database_url) is None
     finally:
         for worker in workers:
             worker.kill()

@@ -6,9 +6,10 @@ runner by hand); ``serve`` calls ``start_background`` after building the app and
 ``stop_background`` in its ``finally``; ``worker`` calls ``start_background`` without an app.
 
 Recovery at start: on SQLite (one process per database file) every claimed job still
-running was left by a dead process and is failed at once. On PostgreSQL other processes
-may be running jobs right now, so only expired leases are recovered (by the runner, at
-start and then periodically). ``jobs=False`` (``serve --no-jobs``) runs no runner and
+running was left by a dead process and is recovered at once: queued again while it has
+attempts left, else failed as interrupted. On PostgreSQL other processes may be running
+jobs right now, so only expired leases are recovered (by the runner, at start and then
+periodically). ``jobs=False`` (``serve --no-jobs``) runs no runner and
 recovers nothing: a web-only process may run beside a worker on SQLite too.
 
 Extra job types or step handlers can be loaded without changing the engine: the env
@@ -64,15 +65,25 @@ class Background:
 def start_background(app: Flask | None, settings: Settings, *, jobs: bool = True) -> Background:
     """Recover orphaned jobs (SQLite), then start the runner (unless ``jobs`` is False) and
     the scheduler (unless disabled). ImportError: a module of ``CI_SERVICE_JOB_MODULES``;
-    ValueError: a bad lease or scheduler period."""
+    ValueError: a bad lease, retry setting or scheduler period."""
     load_job_modules()
+    if settings.job_max_attempts < 1:
+        raise ValueError(f"job_max_attempts must be 1 or more, not {settings.job_max_attempts}")
     workers = settings.job_workers if jobs else 0
-    runner = JobRunner(workers, lease_seconds=settings.job_lease_seconds)
-    scheduler = Scheduler(database_url=bound_database_url()) if settings.scheduler else None
+    runner = JobRunner(
+        workers,
+        lease_seconds=settings.job_lease_seconds,
+        retry_delay_seconds=settings.job_retry_delay_seconds,
+    )
+    scheduler = None
+    if settings.scheduler:
+        scheduler = Scheduler(
+            database_url=bound_database_url(), lease_seconds=settings.scheduler_lease_seconds
+        )
     postgres = is_postgres_url(settings.database)
     if jobs and not postgres:
         with connection():
-            orphans = lifecycle.recover_orphans()
+            orphans = lifecycle.recover_orphans(delay_seconds=settings.job_retry_delay_seconds)
         for job in orphans:
             log.warning("job %s (%s) was interrupted by a previous shutdown", job.id, job.type)
     background = Background(runner, scheduler)

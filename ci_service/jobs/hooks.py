@@ -6,7 +6,9 @@ the job's own state change, so a cancelled job never marks its competitor COMPLE
 - ``on_start(job, now)`` when a worker has claimed the job, before the first step;
 - ``before_step(job)`` at every step boundary;
 - ``on_success(job, now)`` in the transaction that completes the job;
-- ``on_failure(job, now)`` in the transaction that fails, cancels or interrupts it.
+- ``on_failure(job, now)`` in the transaction that fails, cancels or interrupts it for good;
+- ``on_retry(job, now)`` in the transaction that queues an interrupted job again (its
+  process died or stopped and it has attempts left): it is not over, so not a failure.
 
 ``on_start``, ``before_step`` and ``on_success`` may raise ``StepError`` to fail the job.
 """
@@ -35,6 +37,9 @@ class JobHooks:
     def on_failure(self, job: Job, now: datetime) -> None:
         pass
 
+    def on_retry(self, job: Job, now: datetime) -> None:
+        pass
+
 
 class RequiresCompetitor(JobHooks):
     """The job works on one competitor of its workspace; fail cleanly if it is gone."""
@@ -55,8 +60,9 @@ class RequiresCompetitor(JobHooks):
 class CompetitorAnalysis(RequiresCompetitor):
     """The competitor's status follows its analysis job.
 
-    PROCESSING while the job runs, COMPLETE with ``last_refresh_at`` on success, ERROR when
-    the job fails, is cancelled or is interrupted.
+    PROCESSING while the job runs or waits to run again after an interruption, COMPLETE
+    with ``last_refresh_at`` on success, ERROR when the job fails, is cancelled or is
+    interrupted on its last attempt.
     """
 
     def on_start(self, job: Job, now: datetime) -> None:
@@ -73,6 +79,10 @@ class CompetitorAnalysis(RequiresCompetitor):
     def on_failure(self, job: Job, now: datetime) -> None:
         if job.competitor_id is not None:
             Competitor.update(status="ERROR").where(_match(job)).execute()
+
+    def on_retry(self, job: Job, now: datetime) -> None:
+        if job.competitor_id is not None:
+            Competitor.update(status="PROCESSING").where(_match(job)).execute()
 
 
 def _match(job: Job):

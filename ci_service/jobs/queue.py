@@ -11,7 +11,7 @@ from peewee import IntegrityError
 
 from ci_service.jobs.registry import get_type
 from ci_service.store.db import transaction
-from ci_service.store.jobs import Job
+from ci_service.store.jobs import DEFAULT_MAX_ATTEMPTS, Job
 
 log = logging.getLogger("ci_service.jobs")
 
@@ -41,6 +41,17 @@ def _notify() -> None:
             log.exception("job queue listener failed")
 
 
+def configured_max_attempts() -> int:
+    """``job_max_attempts`` as this process's environment sets it (``CI_SERVICE_*``, the
+    settings every process reads at start; a job keeps the value it was queued with)."""
+    from ci_service.settings import load_settings
+
+    try:
+        return max(int(load_settings().job_max_attempts), 1)
+    except ValueError:  # a malformed value stops serve and worker at start; not here
+        return DEFAULT_MAX_ATTEMPTS
+
+
 def active_job(workspace_id: str, job_type: str, competitor_id: str) -> Job | None:
     """The running (or queued) job of ``job_type`` for a competitor, if any."""
     return (
@@ -62,8 +73,12 @@ def enqueue(
     competitor_id: str | None = None,
     metadata: dict[str, Any] | None = None,
     payload: dict[str, Any] | None = None,
+    max_attempts: int | None = None,
 ) -> Job:
     """Queue a job, or return the active one of the same type for the same competitor.
+
+    ``max_attempts``: how many runs an interruption may cost it before it fails (default:
+    the ``job_max_attempts`` setting); a step error fails it at once whatever this says.
 
     Runs inside the caller's transaction when there is one (it nests as a savepoint), so a
     resource and the job it starts are written together. The check and the insert share one
@@ -74,6 +89,7 @@ def enqueue(
     if definition.competitor and competitor_id is None:
         raise ValueError(f"job type '{job_type}' needs a competitor_id")
     metadata = dict(metadata or {})
+    attempts = max(int(max_attempts), 1) if max_attempts is not None else None
     try:
         title = definition.title.format_map(_Defaulting(metadata)).strip()
     except (ValueError, IndexError, AttributeError, KeyError):
@@ -92,6 +108,7 @@ def enqueue(
                 steps=[{"id": s.id, "name": s.name, "status": "pending"} for s in definition.steps],
                 metadata=metadata,
                 payload=payload or {},
+                max_attempts=attempts or configured_max_attempts(),
             )
     except IntegrityError:
         active = active_job(workspace_id, job_type, competitor_id) if competitor_id else None

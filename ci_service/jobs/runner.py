@@ -9,13 +9,18 @@ what tests call by hand with ``job_workers=0`` (no threads at all).
   with an idle back-off from ``MIN_IDLE`` to ``poll_interval`` (2 s) seconds.
 - Leases (issue 15): every claim carries a lease of ``lease_seconds``. A keeper thread
   renews the leases of the jobs this runner holds every ``lease_seconds / 3`` and, at start
-  and on the same beat, fails the jobs of any process whose lease expired (that process
-  died: steps are not idempotent, so they are not re-run). ``renew_leases(now)`` and
-  ``recover_expired(now)`` are the single steps, for tests with an injected clock.
+  and on the same beat, recovers the jobs of any process whose lease expired (that process
+  died). ``renew_leases(now)`` and ``recover_expired(now)`` are the single steps, for tests
+  with an injected clock.
+- Retries (issue 25): a recovered job, or one this runner stops at shutdown, runs again
+  while it has attempts left, ``retry_delay_seconds`` later (doubling per attempt); the
+  steps are safe to repeat. Only an interruption is retried: a step that fails with an
+  error fails the job at once, since running it again would fail the same way.
 - One bad job never kills the loop: anything a job raises is caught, logged and recorded
   as that job's failure.
 - ``stop(timeout)`` is idempotent: it asks the workers to stop, and a job still running
-  stops at its next step boundary (or ``ctx.check_cancelled()``) as failed/Interrupted.
+  stops at its next step boundary (or ``ctx.check_cancelled()``) and is queued again (or,
+  on its last attempt, failed as Interrupted).
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from ci_service.jobs.registry import REGISTRY
 from ci_service.jobs.types import JobCancelled, JobContext, ServiceStopping, StepError
 from ci_service.store import jobs as store
 from ci_service.store.db import connection
-from ci_service.store.jobs import DEFAULT_LEASE_SECONDS, INTERRUPTED_STEP, Job
+from ci_service.store.jobs import DEFAULT_LEASE_SECONDS, DEFAULT_RETRY_DELAY_SECONDS, Job
 from ci_service.timeutil import utcnow
 
 log = logging.getLogger("ci_service.jobs")
@@ -55,8 +60,11 @@ def execute(
     *,
     stopping: Callable[[], bool] = lambda: False,
     clock: Callable[[], datetime] = utcnow,
+    retry_delay_seconds: float = DEFAULT_RETRY_DELAY_SECONDS,
 ) -> str:
-    """Run a claimed job's steps; return its outcome: completed, failed or cancelled."""
+    """Run a claimed job's steps; return its outcome: completed, failed, cancelled (also:
+    no longer this run's, see ``JobCancelled``) or requeued (stopped by the service, to run
+    again)."""
     steps = [dict(s) for s in job.steps or []]
     job_type = REGISTRY.get(job.type)
     if job_type is None:
@@ -75,6 +83,7 @@ def execute(
             step["status"] = "running"
             if not store.update_running(
                 job.id,
+                job.attempt,
                 steps=steps,
                 current_step=step_name,
                 progress_message=None,
@@ -87,7 +96,9 @@ def execute(
                 handler(ctx)
             step["status"] = "completed"
             if index < len(steps) - 1:
-                if not store.update_running(job.id, steps=steps, progress=ctx.overall_progress(1)):
+                if not store.update_running(
+                    job.id, job.attempt, steps=steps, progress=ctx.overall_progress(1)
+                ):
                     raise JobCancelled()
         step_name = ""
         if not lifecycle.complete(job, steps, clock()):
@@ -98,8 +109,8 @@ def execute(
         return "cancelled"
     except ServiceStopping:
         _mark_running_failed(steps)
-        lifecycle.fail(job, STOPPED_ERROR, steps, clock(), current_step=INTERRUPTED_STEP)
-        return "failed"
+        outcome = lifecycle.interrupt(job, STOPPED_ERROR, steps, clock(), retry_delay_seconds)
+        return outcome or "cancelled"
     except Exception as exc:
         if not isinstance(exc, StepError | ServiceError):
             log.exception("job %s (%s) failed in step %r", job.id, job.type, step_name)
@@ -128,10 +139,16 @@ class JobRunner:
         poll_interval: float = 2.0,
         clock: Callable[[], datetime] = utcnow,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
+        retry_delay_seconds: float = DEFAULT_RETRY_DELAY_SECONDS,
     ):
         if not lease_seconds > 0:
             raise ValueError(f"the job lease must be more than 0 seconds, not {lease_seconds}")
+        if not retry_delay_seconds >= 0:
+            raise ValueError(
+                f"the retry delay must be 0 seconds or more, not {retry_delay_seconds}"
+            )
         self.workers = workers
+        self.retry_delay_seconds = float(retry_delay_seconds)
         self.poll_interval = poll_interval
         self.clock = clock
         self.lease_seconds = float(lease_seconds)
@@ -158,7 +175,12 @@ class JobRunner:
             with self._held_lock:
                 self._held[job.id] = worker
             try:
-                outcome = execute(job, stopping=self._stopping.is_set, clock=self.clock)
+                outcome = execute(
+                    job,
+                    stopping=self._stopping.is_set,
+                    clock=self.clock,
+                    retry_delay_seconds=self.retry_delay_seconds,
+                )
                 log.info("job %s (%s) %s", job.id, job.type, outcome)
             except Exception:
                 # The engine itself failed (e.g. the database went away mid-write).
@@ -189,17 +211,10 @@ class JobRunner:
             return store.renew_leases(job_ids, workers, self.lease_seconds, now or self.clock())
 
     def recover_expired(self, now: datetime | None = None) -> list[Job]:
-        """Fail the jobs whose lease expired (any process's); return them."""
-        with connection():
-            jobs = lifecycle.recover_expired(now or self.clock())
-        for job in jobs:
-            log.warning(
-                "job %s (%s) failed as interrupted: the lease of %s expired",
-                job.id,
-                job.type,
-                job.claimed_by,
-            )
-        return jobs
+        """Recover the jobs whose lease expired (any process's): queued again, or failed as
+        interrupted after their last attempt; return them as they were."""
+        with connection():  # lifecycle logs each job it recovers
+            return lifecycle.recover_expired(now or self.clock(), self.retry_delay_seconds)
 
     def _keep_leases(self) -> None:
         while True:

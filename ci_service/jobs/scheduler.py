@@ -22,7 +22,8 @@ brings it forward).
   between merge steps when the scheduler stops.
 
 Several processes on one PostgreSQL database (issue 15): the scans run in one of them at a
-time, the leader (``leadership.py``); "at start" means when a process takes the lead.
+time, the leader (``leadership.py``: a lease with a heartbeat, issue 25); "at start" means
+when a process takes the lead.
 ``CI_SERVICE_SCHEDULER_SCAN_SECONDS`` shortens the refresh scan's period (tests and demos).
 """
 
@@ -206,8 +207,11 @@ class Scheduler:
     PostgreSQL (``database_url``, or the database the models are bound to) it is a
     candidate (``leadership.py``): a thread tries to take the lead every
     ``retry_seconds`` (env ``CI_SERVICE_SCHEDULER_RETRY_SECONDS``, default 5); the new
-    leader scans at once and then every period, and a leader that loses its connection
-    stops scanning. Taking the lead and each scan are logged at INFO.
+    leader scans at once and then every period. The same thread renews the leader's lease
+    of ``lease_seconds`` every third of it; a leader that cannot renew stops scanning at
+    once, and every scan first checks that the lease is still held and unexpired, so a
+    process that was frozen past its lease never scans on the lead it lost. Taking the
+    lead and each scan are logged at INFO.
     """
 
     def __init__(
@@ -216,13 +220,14 @@ class Scheduler:
         *,
         database_url: str | None = None,
         retry_seconds: float | None = None,
+        lease_seconds: float | None = None,
         delivery_seconds: float = DELIVERY_SCAN_SECONDS,
         digest_minutes: float = DIGEST_SCAN_MINUTES,
     ):
         from apscheduler.executors.pool import ThreadPoolExecutor
         from apscheduler.schedulers.background import BackgroundScheduler
 
-        from ci_service.jobs.leadership import Leadership, bound_database_url
+        from ci_service.jobs.leadership import DEFAULT_LEASE_SECONDS, Leadership, bound_database_url
 
         if minutes is None:
             scan_seconds = _seconds_from_env(SCAN_SECONDS_ENV)
@@ -235,7 +240,10 @@ class Scheduler:
         self.delivery_seconds = delivery_seconds
         self.digest_minutes = digest_minutes
         self.retry_seconds = retry_seconds
-        self.leadership = Leadership(database_url or bound_database_url())
+        self.leadership = Leadership(
+            database_url or bound_database_url(),
+            lease_seconds=DEFAULT_LEASE_SECONDS if lease_seconds is None else lease_seconds,
+        )
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._candidate: threading.Thread | None = None
@@ -272,7 +280,8 @@ class Scheduler:
             self._candidate.start()
 
     def _campaign(self) -> None:
-        """Try to lead every ``retry_seconds``; scans follow the lead, as it comes and goes."""
+        """Try to lead every ``retry_seconds``, and renew the lead every third of the lease
+        while leading; scans follow the lead, as it comes and goes."""
         scanning = False
         while not self._stopping.is_set():
             leading = self.leadership.try_lead()
@@ -286,7 +295,8 @@ class Scheduler:
                     log.warning("scheduler: no longer the leader (pid %d)", os.getpid())
                     self._scheduler.remove_all_jobs()
                 scanning = leading
-            self._stopping.wait(self.retry_seconds)
+            pause = self.leadership.heartbeat_seconds if leading else self.retry_seconds
+            self._stopping.wait(pause)
 
     def _add_scans(self) -> None:
         now = datetime.now(UTC)
@@ -317,9 +327,10 @@ class Scheduler:
         )
 
     def _run(self, job_id: str, function) -> None:
-        # Checked live on PostgreSQL: a leader whose connection dropped may have been
-        # replaced already, and two leaders must never scan at once.
-        if self.leadership.contested and not self.leadership.try_lead():
+        # Checked live on PostgreSQL: a leader that was frozen (or lost its connection) may
+        # have been replaced already, and two leaders must never scan at once. Only an
+        # unexpired lease held now counts, never one this process would take afresh here.
+        if self.leadership.contested and not self.leadership.confirm():
             log.info("scheduler: %s skipped, this process no longer leads", job_id)
             return
         log.info("scheduler: %s runs (pid %d)", job_id, os.getpid())

@@ -32,7 +32,8 @@ class _Stop(BaseException):
 
 
 class JobCancelled(_Stop):
-    """The job is no longer running (cancelled): stop and write nothing."""
+    """The job is no longer this worker's to run (cancelled, or queued again after this
+    worker's lease ran out): stop and write nothing."""
 
 
 class ServiceStopping(_Stop):
@@ -90,14 +91,15 @@ class JobContext:
         fields: dict[str, Any] = {"progress": value}
         if message is not None:
             fields["progress_message"] = str(message)[:500]
-        if not store.update_running(self.job.id, **fields):
+        if not store.update_running(self.job.id, self.job.attempt, **fields):
             raise JobCancelled()
         if self._stopping():
             raise ServiceStopping()
 
     def check_cancelled(self) -> None:
-        """Raise (and leave the handler) if the job was cancelled or the service is stopping."""
-        if not store.is_running(self.job.id):
+        """Raise (and leave the handler) if the job was cancelled, was queued again while this
+        worker was away (its lease ran out), or the service is stopping."""
+        if not store.is_running(self.job.id, self.job.attempt):
             raise JobCancelled()
         if self._stopping():
             raise ServiceStopping()

@@ -22,9 +22,12 @@ def describe(job: dict[str, Any]) -> str:
         f"status:    {job['status']}",
         f"progress:  {job['progress']}%",
         f"step:      {job['currentStep']}",
+        f"attempt:   {job['attempt']} of {job['maxAttempts']}",
         f"started:   {job['startedAt']}",
         f"completed: {job['completedAt'] or '-'}",
     ]
+    if job.get("retryAt"):
+        lines.append(f"retry at:  {job['retryAt']}")
     if job.get("competitorId"):
         lines.append(f"competitor: {job['competitorId']}")
     if job.get("error"):

@@ -16,9 +16,16 @@ The standalone ``discover-profile``, ``discover-products`` and
 ``discover-products`` crawls ``payload.websiteUrl`` when given (POST /api/offerings/discover)
 instead of the competitor's website.
 
-Steps of one job share the crawl through a small in-process stash keyed by job id
-(``stash``/``take``); a step that finds nothing there (another process, a restart) crawls
-again.
+Steps of one job share the crawl through a small in-process stash keyed by job id and
+attempt (``stash``/``take``); a step that finds nothing there (another process, a restart)
+crawls again. A job run again after an interruption (issue 25) starts from its first step
+and never sees what an earlier attempt stashed.
+
+Every step is safe to repeat: evidence is recorded by source and content hash, the tree is
+replaced, graph nodes and offerings are upserted by their natural keys (re-checked inside
+the write transaction, so even two runs at once create one), and each change event is
+written in the transaction of the change it reports, against what is stored then, so a
+re-run finds nothing new to announce.
 """
 
 from __future__ import annotations
@@ -32,21 +39,25 @@ from ci_service.jobs.types import JobContext, StepError
 
 log = logging.getLogger("ci_service.pipeline")
 
-_STASH: OrderedDict[tuple[str, str], Any] = OrderedDict()
+_STASH: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
 _STASH_LOCK = threading.Lock()
 STASH_SIZE = 16
 
 
+def _stash_key(ctx: JobContext, key: str) -> tuple[str, int, str]:
+    return (ctx.job.id, ctx.job.attempt, key)
+
+
 def stash(ctx: JobContext, key: str, value: Any) -> None:
     with _STASH_LOCK:
-        _STASH[(ctx.job.id, key)] = value
+        _STASH[_stash_key(ctx, key)] = value
         while len(_STASH) > STASH_SIZE:
             _STASH.popitem(last=False)
 
 
 def take(ctx: JobContext, key: str) -> Any:
     with _STASH_LOCK:
-        return _STASH.pop((ctx.job.id, key), None)
+        return _STASH.pop(_stash_key(ctx, key), None)
 
 
 def _competitor(ctx: JobContext) -> Any:

@@ -10,10 +10,13 @@ The collect job's build-matrix and build-battlecard steps are the analysis modul
 
 from __future__ import annotations
 
+from datetime import datetime
 from importlib import import_module
 
+from ci_service.jobs.hooks import JobHooks
 from ci_service.jobs.registry import COLLECT, ORGANIZATION_NEWS, ORGANIZATION_REFRESH, handles
 from ci_service.jobs.registry import register as register_type
+from ci_service.store.jobs import Job
 
 ENRICH = "enrich-offerings"
 DOCUMENT = "analyze-offering-document"
@@ -24,6 +27,23 @@ register_type(
     title="Enriching offerings",
     steps=[("load-evidence", "Loading Evidence"), ("enrich", "Enriching Offerings")],
 )
+
+
+class SpooledUpload(JobHooks):
+    """The uploaded file waits until its job ends, whichever way, so a run of the job after
+    an interruption reads it again (``offering_jobs.read_upload``)."""
+
+    def on_success(self, job: Job, now: datetime) -> None:
+        _discard(job)
+
+    def on_failure(self, job: Job, now: datetime) -> None:
+        _discard(job)
+
+
+def _discard(job: Job) -> None:
+    import_module("ci_service.pipeline.offering_jobs").discard_upload(job.payload or {})
+
+
 register_type(
     DOCUMENT,
     title="Analyzing an uploaded document",
@@ -31,6 +51,7 @@ register_type(
         ("extract-document", "Extracting Document"),
         ("map-capabilities", "Mapping Capabilities"),
     ],
+    hooks=(SpooledUpload(),),
 )
 register_type(
     REANALYZE,

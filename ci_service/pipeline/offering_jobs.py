@@ -11,7 +11,8 @@
   the lines under a feature heading become features, each with the section's evidence id
   and the line as its quote; capabilities and categories are mapped; the offering's
   knowledge tree is rebuilt from its documents. A broken file fails the job with the
-  extractor's message. The spooled upload is deleted when the job ends.
+  extractor's message. The spooled upload is deleted when the job ends (its hooks in
+  ``pipeline.handlers``), not when it is read: a run after an interruption reads it again.
 
 Product-sheet lines: "Feature: Name - what it does" / "Capability: Name – what it does"
 (also "Name: what it does" after the label, or a name alone), and the lines under a
@@ -90,26 +91,29 @@ def spool_upload(data: bytes) -> dict[str, str]:
     return {"path": str(target)}
 
 
-def take_upload(payload: dict) -> bytes:
-    """The spooled upload of a job, removed from where it waited (StepError when gone)."""
+def read_upload(payload: dict) -> bytes:
+    """The spooled upload of a job, left where it waits (StepError when gone)."""
     if "uploadId" in payload:
-        from ci_service.store.db import transaction
         from ci_service.store.jobs import JobUpload
 
-        with transaction():
-            row = JobUpload.get_or_none(JobUpload.id == payload["uploadId"])
-            if row is not None:
-                JobUpload.delete().where(JobUpload.id == row.id).execute()
+        row = JobUpload.get_or_none(JobUpload.id == payload["uploadId"])
         if row is None:
             raise StepError("the uploaded file is gone; upload it again")
         return bytes(row.data)
-    path = Path(payload["path"])
     try:
-        return path.read_bytes()
-    except OSError:
+        return Path(payload["path"]).read_bytes()
+    except (OSError, KeyError):
         raise StepError("the uploaded file is gone; upload it again") from None
-    finally:
-        _remove(path)
+
+
+def discard_upload(payload: dict) -> None:
+    """Remove a job's spooled upload, if it is still there (the job ended)."""
+    if "uploadId" in payload:
+        from ci_service.store.jobs import JobUpload
+
+        JobUpload.delete().where(JobUpload.id == payload["uploadId"]).execute()
+    elif "path" in payload:
+        _remove(Path(payload["path"]))
 
 
 # -- evidence --------------------------------------------------------------------------------
@@ -351,15 +355,16 @@ def enrich_run(ctx: JobContext) -> None:
     ctx.progress(1.0, f"Enriched {changed} offering(s)")
 
 
-def document_extract(ctx: JobContext) -> None:
+def _read_document(ctx: JobContext, offering: Any) -> tuple[list, list, int]:
+    """Extract the upload, record its sections as the offering's evidence (a section
+    recorded before, by an earlier run, adds nothing) and read its sheet items: (features,
+    capabilities, sections)."""
     from ci_service.intel.errors import ExtractionError
-    from ci_service.pipeline.competitor_jobs import stash
     from ci_service.pipeline.ingest import IngestStats, Target, record_document
     from ci_service.pipeline.site import extract_document
 
-    offering = _offering(ctx, ctx.payload["offeringId"])
     filename = ctx.payload.get("filename") or "document"
-    data = take_upload(ctx.payload)
+    data = read_upload(ctx.payload)
     url = f"upload:{offering.id}/{filename}"
     try:
         document = extract_document(data, ctx.payload.get("kind", "pdf"), url, title=filename)
@@ -370,9 +375,17 @@ def document_extract(ctx: JobContext) -> None:
     stats = IngestStats()
     record_document(Target(ctx.workspace_id, "offering", offering.id), document, stats)
     features, capabilities = sheet_items(document, stats.evidence)
-    stash(ctx, "features", features)
-    stash(ctx, "capabilities", capabilities)
-    ctx.progress(1.0, f"Read {len(document.sections)} section(s) of {filename}")
+    return features, capabilities, len(document.sections)
+
+
+def document_extract(ctx: JobContext) -> None:
+    from ci_service.pipeline.competitor_jobs import stash
+
+    offering = _offering(ctx, ctx.payload["offeringId"])
+    features, capabilities, sections = _read_document(ctx, offering)
+    stash(ctx, "document", (features, capabilities))
+    filename = ctx.payload.get("filename") or "document"
+    ctx.progress(1.0, f"Read {sections} section(s) of {filename}")
 
 
 def document_map(ctx: JobContext) -> None:
@@ -381,8 +394,10 @@ def document_map(ctx: JobContext) -> None:
     from ci_service.pipeline.products import merge_items, save_offering_fields
 
     offering = _offering(ctx, ctx.payload["offeringId"])
-    features = take(ctx, "features") or []
-    capabilities = take(ctx, "capabilities") or []
+    read = take(ctx, "document")
+    if read is None:  # the extract step ran in another process (or before a restart)
+        read = _read_document(ctx, offering)[:2]
+    features, capabilities = read
     if features or capabilities:
         offering = save_offering_fields(
             ctx.workspace_id,

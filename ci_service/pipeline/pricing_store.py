@@ -173,7 +173,9 @@ def save_pricing(
     rows = offerings()
     if not rows:
         data = {"name": company_name[:200] or "Product", "description": "", "audience": ""}
-        create_offering(workspace_id, data, competitor_id=competitor_id, view="product")
+        with transaction():
+            if not offerings():  # still none under the write lock: another run made none
+                create_offering(workspace_id, data, competitor_id=competitor_id, view="product")
         rows = offerings()
     new: dict[tuple, tuple[str, dict]] = {}
     for plan, citation in resolved:

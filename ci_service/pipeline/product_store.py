@@ -123,27 +123,35 @@ def save_products(
         if evidence is not None and not features and evidence.resolve(draft.cite) is None:
             continue  # nothing on the stored pages states it
         categories = align(draft.categories, own_categories)
-        row = existing.get(taxonomy.normalize(draft.name))
+        key = taxonomy.normalize(draft.name)
+        row = existing.get(key)
         if row is None:
+            created = False
             with transaction():
-                row = create_offering(
-                    workspace_id,
-                    {
-                        "name": draft.name,
-                        "description": draft.description,
-                        "audience": "",
-                        "valueProps": draft.value_props,
-                        "features": features,
-                        "categories": categories,
-                    },
-                    competitor_id=competitor_id,
-                    view="product",
-                )
-                if announce:
-                    change_events.product_added(workspace_id, competitor_id, row)
-            existing[taxonomy.normalize(draft.name)] = row
-            rows.append(row)
-            continue
+                # Looked up again under the write lock: another run of this job (one queued
+                # again while this one was frozen, say) may have made it meanwhile.
+                row = _offering_named(workspace_id, competitor_id, key)
+                if row is None:
+                    row = create_offering(
+                        workspace_id,
+                        {
+                            "name": draft.name,
+                            "description": draft.description,
+                            "audience": "",
+                            "valueProps": draft.value_props,
+                            "features": features,
+                            "categories": categories,
+                        },
+                        competitor_id=competitor_id,
+                        view="product",
+                    )
+                    created = True
+                    if announce:
+                        change_events.product_added(workspace_id, competitor_id, row)
+            existing[key] = row
+            if created:
+                rows.append(row)
+                continue
         rows.append(
             save_offering_fields(
                 workspace_id,
@@ -158,6 +166,14 @@ def save_products(
         )
     sync_competitor_lists(workspace_id, competitor_id)
     return rows
+
+
+def _offering_named(workspace_id: str, competitor_id: str, key: str) -> Any:
+    """The competitor's offering whose normalized name is ``key``, if any."""
+    for offering in competitor_offerings(workspace_id, competitor_id):
+        if taxonomy.normalize(offering.name) == key:
+            return offering
+    return None
 
 
 def sync_competitor_lists(workspace_id: str, competitor_id: str) -> None:

@@ -25,7 +25,9 @@ def _number(value: float) -> float | int:
 
 
 def job_to_dict(job: Job) -> dict[str, Any]:
-    """The spec's Job object; ``error`` is added when the job failed."""
+    """The spec's Job object; ``error`` is added when the job failed. Beyond the spec
+    (issue 25): ``attempt`` (the run it is on, from 1) and ``maxAttempts`` (how many runs
+    interruptions may cost it), and ``retryAt`` while it waits to run again."""
     data: dict[str, Any] = {
         "id": job.id,
         "workspaceId": job.workspace_id,
@@ -42,7 +44,11 @@ def job_to_dict(job: Job) -> dict[str, Any]:
         "startedAt": iso(job.started_at),
         "completedAt": iso(job.completed_at),
         "metadata": dict(job.metadata or {}),
+        "attempt": job.attempt,
+        "maxAttempts": job.max_attempts,
     }
+    if job.status == "running" and job.claimed_at is None and job.run_after is not None:
+        data["retryAt"] = iso(job.run_after)
     if job.status == "running" and job.progress_message:
         data["progressMessage"] = job.progress_message
     if job.status == "failed":

@@ -14,9 +14,17 @@ worker has claimed it, ``claimed_at`` is null and ``current_step`` is ``Queued``
 
 Leases (issue 15): a claim stamps ``lease_expires_at``, which the claiming process renews
 (``renew_leases``) while it runs the job. Several processes share one PostgreSQL database,
-so a job whose lease ran out (its process died) is failed by any live process
+so a job whose lease ran out (its process died) is recovered by any live process
 (``recover_expired``), not by the next one to start. A claimed job without a lease has no
 one renewing it and counts as expired.
+
+Retries (issue 25): a job whose process died (``recover_orphans``, ``recover_expired``) or
+stopped (``requeue``) runs again while it has attempts left: ``attempt`` goes up by one,
+its steps go back to pending and it is not claimed before ``run_after`` (a back-off that
+doubles per attempt). Only after its ``max_attempts``-th run is it failed as
+``Interrupted``. Every write a worker makes on its job is guarded by the attempt it runs
+too (``attempt=``), so a worker that was frozen and comes back after its job was queued
+again (a SIGSTOPped process, say) can no longer write on it: it stops at its next check.
 """
 
 from __future__ import annotations
@@ -24,7 +32,15 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 from typing import Any
 
-from peewee import BlobField, BooleanField, CharField, FloatField, ForeignKeyField, TextField
+from peewee import (
+    BlobField,
+    BooleanField,
+    CharField,
+    FloatField,
+    ForeignKeyField,
+    IntegerField,
+    TextField,
+)
 
 from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
 from ci_service.store.db import database, is_postgres, transaction
@@ -43,6 +59,20 @@ CANCELLED_ERROR = "The job was cancelled"
 INTERRUPTED_ERROR = "The service stopped while this job was running; start it again"
 
 DEFAULT_LEASE_SECONDS = 60.0
+DEFAULT_MAX_ATTEMPTS = 3
+DEFAULT_RETRY_DELAY_SECONDS = 30.0
+MAX_RETRY_DELAY_SECONDS = 3600.0  # the doubling stops at an hour
+
+
+def retry_step(attempt: int, max_attempts: int) -> str:
+    """``currentStep`` of a job queued again, waiting for its next run."""
+    return f"Retrying (attempt {attempt} of {max_attempts})"
+
+
+def retry_delay(base_seconds: float, failed_attempt: int) -> float:
+    """Seconds before the run after ``failed_attempt`` (1-based): base, 2x base, 4x base..."""
+    exponent = min(max(failed_attempt, 1) - 1, 30)
+    return min(max(float(base_seconds), 0.0) * 2**exponent, MAX_RETRY_DELAY_SECONDS)
 
 
 class Job(BaseModel):
@@ -66,6 +96,11 @@ class Job(BaseModel):
     claimed_by = CharField(max_length=200, null=True)  # "host:pid:thread" of the worker
     completed_at = UTCDateTimeField(null=True)
     lease_expires_at = UTCDateTimeField(null=True)  # renewed by the worker (migration 0013)
+    # Retries (migration 0017): the run this is (1-based), how many runs it may have, and
+    # the earliest time a worker may claim it again after an interruption.
+    attempt = IntegerField(default=1)
+    max_attempts = IntegerField(default=DEFAULT_MAX_ATTEMPTS)
+    run_after = UTCDateTimeField(null=True)
 
     class Meta:
         indexes = ((("status", "claimed_at", "created_at"), False),)
@@ -94,12 +129,15 @@ class JobUpload(BaseModel):
     created_at = UTCDateTimeField(default=utcnow)
 
 
-def _running(job_id: str):
-    return (Job.id == job_id) & (Job.status == "running")
+def _running(job_id: str, attempt: int | None = None):
+    """The job, still running (and still on run ``attempt`` when given)."""
+    where = (Job.id == job_id) & (Job.status == "running")
+    return where if attempt is None else where & (Job.attempt == attempt)
 
 
-def is_running(job_id: str) -> bool:
-    return Job.select().where(_running(job_id)).exists()
+def is_running(job_id: str, attempt: int | None = None) -> bool:
+    """Whether the job still runs (on run ``attempt``, when given: a worker's own run)."""
+    return Job.select().where(_running(job_id, attempt)).exists()
 
 
 def claim(
@@ -108,7 +146,8 @@ def claim(
     """Take the oldest queued job for ``worker``, or None when the queue is empty.
 
     Stamps ``claimed_at``/``claimed_by`` and a lease of ``lease_seconds`` (None: no lease, so
-    any process may recover the job at once; the runner always passes one). Two workers
+    any process may recover the job at once; the runner always passes one). A job queued
+    again after an interruption is not taken before its ``run_after``. Two workers
     (threads or processes) never claim the same job, and the row stays in place:
 
     - SQLite: one IMMEDIATE transaction (one writer at a time) selects and stamps the job.
@@ -119,7 +158,11 @@ def claim(
     lease = now + timedelta(seconds=lease_seconds) if lease_seconds is not None else None
     queued = (
         Job.select()
-        .where(Job.status == "running", Job.claimed_at.is_null())
+        .where(
+            Job.status == "running",
+            Job.claimed_at.is_null(),
+            Job.run_after.is_null() | (Job.run_after <= now),  # a retry waits its back-off
+        )
         .order_by(Job.created_at, Job.id)
         .limit(1)
     )
@@ -166,16 +209,21 @@ def _expired(now: datetime):
     )
 
 
-def update_running(job_id: str, **fields: Any) -> bool:
-    """Write ``fields`` on a job that is still running; False (nothing written) if not."""
+def update_running(job_id: str, attempt: int | None = None, **fields: Any) -> bool:
+    """Write ``fields`` on a job that is still running (on run ``attempt``, when given);
+    False (nothing written) if not."""
     with transaction():
-        return Job.update(**fields).where(_running(job_id)).execute() == 1
+        return Job.update(**fields).where(_running(job_id, attempt)).execute() == 1
 
 
-def complete(job_id: str, steps: list[dict], now: datetime | None = None) -> bool:
-    """Mark a running job completed at 100%; False if it already finished (e.g. cancelled)."""
+def complete(
+    job_id: str, steps: list[dict], now: datetime | None = None, *, attempt: int | None = None
+) -> bool:
+    """Mark a running job completed at 100%; False if it already finished (e.g. cancelled)
+    or, with ``attempt``, was queued again meanwhile."""
     return update_running(
         job_id,
+        attempt,
         status="completed",
         progress=100.0,
         current_step=COMPLETED_STEP,
@@ -192,8 +240,10 @@ def fail(
     now: datetime | None = None,
     *,
     current_step: str | None = None,
+    attempt: int | None = None,
 ) -> bool:
-    """Mark a running job failed with ``error``; False if it already finished.
+    """Mark a running job failed with ``error``; False if it already finished (or, with
+    ``attempt``, was queued again meanwhile).
 
     ``current_step`` stays at the failed step's name unless given (e.g. ``Interrupted``).
     """
@@ -206,7 +256,7 @@ def fail(
     }
     if current_step is not None:
         fields["current_step"] = current_step
-    return update_running(job_id, **fields)
+    return update_running(job_id, attempt, **fields)
 
 
 def _fail_running_steps(steps: list[dict]) -> list[dict]:
@@ -235,25 +285,81 @@ def cancel(job_id: str, now: datetime | None = None) -> bool:
         )
 
 
-def recover_orphans(now: datetime | None = None) -> list[Job]:
-    """Fail every claimed job that is still running: call it when no worker is alive.
+def _reset_steps(steps: list[dict]) -> list[dict]:
+    return [{**s, "status": "pending"} for s in steps]
 
-    Steps are not idempotent (yet), so a job whose worker died is not re-queued: it becomes
-    failed with currentStep ``Interrupted``. Queued (unclaimed) jobs are left alone and run.
-    Returns the jobs it failed, as they were before.
+
+def requeue(job: Job, now: datetime, delay_seconds: float, *, expired_only: bool = False) -> bool:
+    """Queue ``job`` (as read, on run ``job.attempt``) again as its next run: unclaimed, its
+    steps pending, progress 0, ``currentStep`` ``Retrying (attempt n of N)``, not claimed
+    before ``now`` + the back-off of ``retry_delay(delay_seconds, job.attempt)``.
+
+    The caller checks that an attempt is left. False (nothing written) when the job is no
+    longer on that run: finished, cancelled, or recovered by another process already; with
+    ``expired_only``, also when its lease was renewed meanwhile."""
+    guard = _running(job.id, job.attempt)
+    if expired_only:
+        guard &= _expired(now)
+    attempt = job.attempt + 1
+    changed = (
+        Job.update(
+            attempt=attempt,
+            run_after=now + timedelta(seconds=retry_delay(delay_seconds, job.attempt)),
+            claimed_at=None,
+            claimed_by=None,
+            lease_expires_at=None,
+            progress=0,
+            current_step=retry_step(attempt, job.max_attempts),
+            progress_message=None,
+            steps=_reset_steps(job.steps or []),
+        )
+        .where(guard)
+        .execute()
+    )
+    return changed == 1
+
+
+def _recover(job: Job, now: datetime, delay_seconds: float, *, expired_only: bool) -> str | None:
+    """Queue a claimed job whose process is gone again, or fail it as Interrupted after its
+    last attempt: "requeued", "failed", or None when another process got there first."""
+    if job.attempt < job.max_attempts:
+        return "requeued" if requeue(job, now, delay_seconds, expired_only=expired_only) else None
+    guard = _running(job.id, job.attempt)
+    if expired_only:
+        guard &= _expired(now)
+    changed = (
+        Job.update(
+            status="failed",
+            error=INTERRUPTED_ERROR,
+            steps=_fail_running_steps(job.steps),
+            progress_message=None,
+            current_step=INTERRUPTED_STEP,
+            completed_at=now,
+        )
+        .where(guard)
+        .execute()
+    )
+    return "failed" if changed == 1 else None
+
+
+def recover_orphans(
+    now: datetime | None = None, delay_seconds: float = DEFAULT_RETRY_DELAY_SECONDS
+) -> list[tuple[Job, str]]:
+    """Recover every claimed job that is still running: call it when no worker is alive.
+
+    A job with attempts left is queued again (``requeue``); one on its last attempt is
+    failed with currentStep ``Interrupted``. Queued (unclaimed) jobs are left alone and
+    run. Returns ``(job as it was before, "requeued" or "failed")`` pairs.
     """
     now = now or utcnow()
+    recovered = []
     with transaction():
-        orphans = list(Job.select().where(Job.status == "running", Job.claimed_at.is_null(False)))
-        for job in orphans:
-            fail(
-                job.id,
-                INTERRUPTED_ERROR,
-                _fail_running_steps(job.steps),
-                now,
-                current_step=INTERRUPTED_STEP,
-            )
-    return orphans
+        orphans = Job.select().where(Job.status == "running", Job.claimed_at.is_null(False))
+        for job in list(orphans.order_by(Job.created_at)):
+            outcome = _recover(job, now, delay_seconds, expired_only=False)
+            if outcome is not None:
+                recovered.append((job, outcome))
+    return recovered
 
 
 def any_expired(now: datetime | None = None) -> bool:
@@ -261,30 +367,22 @@ def any_expired(now: datetime | None = None) -> bool:
     return Job.select().where(_expired(now or utcnow())).exists()
 
 
-def recover_expired(now: datetime | None = None) -> list[Job]:
-    """Fail every claimed job whose lease expired before ``now`` (its process died).
+def recover_expired(
+    now: datetime | None = None, delay_seconds: float = DEFAULT_RETRY_DELAY_SECONDS
+) -> list[tuple[Job, str]]:
+    """Recover every claimed job whose lease expired before ``now`` (its process died), as
+    ``recover_orphans`` does: queued again while it has attempts left, else failed as
+    ``Interrupted``.
 
-    Safe to call from every process at once: each job is failed by exactly one of them,
-    and a lease renewed meanwhile is left alone (the guarded update re-checks it).
-    Failed as ``recover_orphans`` does (currentStep ``Interrupted``); returns the jobs it
-    failed, as they were before.
+    Safe to call from every process at once: each job is recovered by exactly one of them,
+    and a lease renewed meanwhile is left alone (the guarded update re-checks it). Returns
+    ``(job as it was before, "requeued" or "failed")`` pairs.
     """
     now = now or utcnow()
     recovered = []
     with transaction():
         for job in Job.select().where(_expired(now)).order_by(Job.created_at):
-            changed = (
-                Job.update(
-                    status="failed",
-                    error=INTERRUPTED_ERROR,
-                    steps=_fail_running_steps(job.steps),
-                    progress_message=None,
-                    current_step=INTERRUPTED_STEP,
-                    completed_at=now,
-                )
-                .where((Job.id == job.id) & _expired(now))
-                .execute()
-            )
-            if changed == 1:
-                recovered.append(job)
+            outcome = _recover(job, now, delay_seconds, expired_only=True)
+            if outcome is not None:
+                recovered.append((job, outcome))
     return recovered

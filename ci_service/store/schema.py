@@ -140,3 +140,42 @@ REDUNDANT_INDEXES = (
     "graph_edge_source_id",  # (source_id, target_id, label) is unique
     "event_workspace_id",  # (workspace_id, created_at)
 )
+
+
+@migration("0017_job_retries")
+def add_job_retries(db):
+    # Issue 25: an interrupted job runs again (its run number, its limit, and the earliest
+    # time it may be claimed again), and the scheduler's lead is a lease row with a
+    # heartbeat instead of a session lock. New fields, not the model's (see 0007).
+    from peewee import IntegerField
+
+    from ci_service.store.base import UTCDateTimeField
+    from ci_service.store.leases import Lease
+
+    add_column_if_missing(db, "job", "attempt", IntegerField(default=1))
+    add_column_if_missing(db, "job", "max_attempts", IntegerField(default=3))
+    add_column_if_missing(db, "job", "run_after", UTCDateTimeField(null=True))
+    db.create_tables([Lease])
+
+
+@migration("0018_oauth_hardening")
+def add_oauth_hardening(db):
+    # Issue 25: the registration throttle counts a client address's registrations of the
+    # last hour; registrations never connected expire. New fields, not the model's (0007).
+    from peewee import CharField
+
+    from ci_service.store.base import UTCDateTimeField
+
+    table = "oauth_client"
+    add_column_if_missing(db, table, "registered_from", CharField(max_length=100, null=True))
+    add_column_if_missing(db, table, "first_connected_at", UTCDateTimeField(null=True))
+    db.execute_sql(
+        "CREATE INDEX IF NOT EXISTS oauth_client_registered_from "
+        "ON oauth_client (registered_from, created_at)"
+    )
+    # Clients connected before this release are used ones: without this, they would expire
+    # as "never connected" and take their connections with them.
+    db.execute_sql(
+        "UPDATE oauth_client SET first_connected_at = (SELECT MIN(g.created_at) FROM "
+        "oauth_grant g WHERE g.client_id = oauth_client.id) WHERE first_connected_at IS NULL"
+    )

@@ -84,8 +84,7 @@ def competitor(competitor_id):
 @page(WRITE)
 def refresh_competitor(competitor_id):
     """Queue a collect (an active one is reused): ``jobs.start_competitor_refresh``, the
-    service of the ``trigger_refresh`` tool (the README's POST /api/competitors/{id}/refresh
-    has no REST route yet)."""
+    service of ``POST /api/competitors/{id}/refresh`` and the ``trigger_refresh`` tool."""
     job = jobs.start_competitor_refresh(principal().workspace_id, competitor_id)
     return redirect(url_for("pages.competitor", competitor_id=competitor_id, job=job.id), 303)
 

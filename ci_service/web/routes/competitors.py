@@ -1,15 +1,16 @@
-"""/api/competitors: create (plan limit, analysis job), read, update, delete."""
+"""/api/competitors: create (plan limit, analysis job), read, update, delete, refresh."""
 
 from __future__ import annotations
 
 import marshmallow as ma
 from flask import current_app
 
-from ci_service.services import competitors
+from ci_service.services import competitors, jobs
 from ci_service.services.auth import READ, WRITE
 from ci_service.services.fields import SHORT, PageSchema
 from ci_service.web.api import Blueprint, SuccessSchema
 from ci_service.web.auth import principal, requires
+from ci_service.web.routes.jobs import JobSchema
 from ci_service.web.routes.resource_common import (
     ItemOutSchema,
     LinkOutSchema,
@@ -80,6 +81,13 @@ class CompetitorCreatedSchema(CompetitorResponseSchema):
     jobId = ma.fields.String(required=True, metadata={"description": "the analysis job"})
 
 
+class RefreshStartedSchema(ma.Schema):
+    jobId = ma.fields.String(
+        required=True, metadata={"description": "the collect job (an active one is reused)"}
+    )
+    job = ma.fields.Nested(JobSchema, required=True)
+
+
 @blp.route("", methods=["GET"])
 @blp.arguments(CompetitorListQuerySchema, location="query")
 @blp.alt_response(200, schema=CompetitorListSchema, success=True)
@@ -140,3 +148,15 @@ def update_competitor(body, competitor_id):
 def delete_competitor(competitor_id):
     competitors.delete_competitor(principal().workspace_id, competitor_id)
     return {"success": True}
+
+
+@blp.route("/<competitor_id>/refresh", methods=["POST"])
+@blp.alt_response(200, schema=RefreshStartedSchema, success=True)
+@blp.errors(401, 403, 404, 413, 415, 429)
+@requires(WRITE)
+def refresh_competitor(competitor_id):
+    """Collect fresh intel on the competitor (a ``collect`` job, as the ``trigger_refresh``
+    tool and the competitor page's Refresh button start it). A collect already queued or
+    running for it is answered instead of a second one."""
+    job = jobs.start_competitor_refresh(principal().workspace_id, competitor_id)
+    return {"jobId": job.id, "job": jobs.job_to_dict(job)}

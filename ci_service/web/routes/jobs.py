@@ -46,6 +46,17 @@ class JobSchema(ma.Schema):
     metadata = ma.fields.Dict(required=True)
     progressMessage = ma.fields.String(metadata={"description": "while running, if reported"})
     error = ma.fields.String(metadata={"description": "why the job failed (failed jobs only)"})
+    attempt = ma.fields.Integer(
+        required=True,
+        metadata={"description": "the run the job is on, from 1 (an interruption adds one)"},
+    )
+    maxAttempts = ma.fields.Integer(
+        required=True,
+        metadata={"description": "runs the job may have before an interruption fails it"},
+    )
+    retryAt = ma.fields.DateTime(
+        metadata={"description": "while it waits to run again after an interruption"}
+    )
 
 
 class JobListSchema(ma.Schema):
