@@ -160,7 +160,7 @@ def serve(
     `ci-service worker` (the scheduler still runs here unless --no-scheduler: it only
     queues jobs).
 
-    Behind a TLS proxy, give the public address and the proxy's (docs/deployment.md):
+    Behind a TLS proxy, give the public address and the proxy's (README, Deployment):
     ci-service serve --public-url https://ci.example.com --trusted-proxy 127.0.0.1
 
     Example: ci-service --database ./ci.db serve --port 8000

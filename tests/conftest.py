@@ -30,10 +30,25 @@ def pytest_addoption(parser):
     )
 
 
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers",
+        "backends(*names): run this test on these database backends only (no test is "
+        "generated for the others: nothing to skip)",
+    )
+
+
+def backends_for(node, config) -> tuple[str, ...]:
+    """The backends a test runs on: ``--backend``, narrowed by its ``backends`` marker."""
+    chosen = config.getoption("backend")
+    backends = BACKENDS if chosen == "all" else (chosen,)
+    marker = node.get_closest_marker("backends")
+    return tuple(b for b in backends if b in marker.args) if marker else backends
+
+
 def pytest_generate_tests(metafunc):
     if "backend" in metafunc.fixturenames:
-        chosen = metafunc.config.getoption("backend")
-        backends = BACKENDS if chosen == "all" else (chosen,)
+        backends = backends_for(metafunc.definition, metafunc.config)
         metafunc.parametrize("backend", backends, indirect=True)
 
 
@@ -277,17 +292,17 @@ SCOPED_BACKEND_PARAMS = ("module_database_url", "session_database_url")
 
 
 def pytest_collection_modifyitems(config, items):
-    """``--backend`` for the module- and session-scoped databases; browser tests last:
-    Playwright's sync API keeps an event loop running on the main thread for the browser
-    session, and ``asyncio.run`` (the MCP SDK tests) refuses to start inside one."""
-    chosen = config.getoption("backend")
-    if chosen != "all":
-        keep, drop = [], []
-        for item in items:
-            params = getattr(getattr(item, "callspec", None), "params", {})
-            other = [params.get(name) for name in SCOPED_BACKEND_PARAMS if name in params]
-            (drop if any(value != chosen for value in other) else keep).append(item)
-        if drop:
-            config.hook.pytest_deselected(items=drop)
-            items[:] = keep
+    """``--backend`` and ``backends`` markers for the module- and session-scoped databases;
+    browser tests last: Playwright's sync API keeps an event loop running on the main thread
+    for the browser session, and ``asyncio.run`` (the MCP SDK tests) refuses to start inside
+    one."""
+    keep, drop = [], []
+    for item in items:
+        params = getattr(getattr(item, "callspec", None), "params", {})
+        scoped = [params[name] for name in SCOPED_BACKEND_PARAMS if name in params]
+        allowed = backends_for(item, config)
+        (drop if any(value not in allowed for value in scoped) else keep).append(item)
+    if drop:
+        config.hook.pytest_deselected(items=drop)
+        items[:] = keep
     items.sort(key=lambda item: "/tests/browser/" in str(item.path).replace("\\", "/"))

@@ -134,10 +134,9 @@ def test_requests_survive_the_database_going_away_twice(live):
         assert writes and all(o.status == 200 for o in writes)  # they waited, then wrote
 
 
+@pytest.mark.backends("postgresql")  # a SQLite file has no server to refuse connections
 def test_while_the_database_refuses_connections_requests_get_503_then_recover(live):
     server, key, database = live
-    if not database.startswith("postgresql"):
-        pytest.skip("PostgreSQL only: a SQLite file has no server to refuse connections")
     name = database.rsplit("/", 1)[1]
     headers = {"X-API-Key": key}
     admin = psycopg2.connect(admin_url(), connect_timeout=5)  # another database: stays open
@@ -175,13 +174,8 @@ def test_while_the_database_refuses_connections_requests_get_503_then_recover(li
 # --- In process -------------------------------------------------------------------------
 
 
-def only(backend: str, wanted: str) -> None:
-    if backend != wanted:
-        pytest.skip(f"{wanted} only")
-
-
+@pytest.mark.backends("postgresql")
 def test_dead_connection_check(backend, database_url):
-    only(backend, "postgresql")
     conn = psycopg2.connect(database_url)
     conn.autocommit = True
     try:
@@ -201,8 +195,8 @@ def test_dead_connection_check(backend, database_url):
     assert connection_is_dead(conn)
 
 
+@pytest.mark.backends("postgresql")
 def test_the_pool_replaces_dead_connections_without_leaking_any(backend, database_url):
-    only(backend, "postgresql")
     db = make_database(database_url, pool_size=2)
     db._wait_timeout = 0.5  # a leaked slot would show as MaxConnectionsExceeded
     pids = set()
@@ -262,10 +256,10 @@ def serve_app(settings):
     shutdown_app(app)
 
 
+@pytest.mark.backends("postgresql")
 def test_a_read_that_loses_its_connection_runs_again_a_write_answers_503(
     backend, database_url, serve_app, monkeypatch, caplog
 ):
-    only(backend, "postgresql")
     app, headers = serve_app
     client = app.test_client()
     first = client.get("/api/competitors", headers=headers)
@@ -301,10 +295,10 @@ def test_a_read_that_loses_its_connection_runs_again_a_write_answers_503(
     assert client.head("/api/competitors", headers=headers).status_code == 200
 
 
+@pytest.mark.backends("postgresql")
 def test_a_restart_between_requests_is_noticed_before_the_next(
     backend, database_url, serve_app, caplog
 ):
-    only(backend, "postgresql")
     app, headers = serve_app
     client = app.test_client()
     assert client.get("/api/competitors", headers=headers).status_code == 200
@@ -317,10 +311,10 @@ def test_a_restart_between_requests_is_noticed_before_the_next(
     assert "running it again" not in caplog.text and "database unavailable" not in caplog.text
 
 
+@pytest.mark.backends("sqlite")
 def test_sqlite_lock_held_past_the_busy_timeout_answers_503(
     backend, settings, database_url, monkeypatch
 ):
-    only(backend, "sqlite")
     monkeypatch.setattr(db_module, "SQLITE_BUSY_TIMEOUT", 0.3)
     monkeypatch.setitem(db_module.SQLITE_PRAGMAS, "busy_timeout", 300)
     app = create_app(settings, persistent_connections=True)

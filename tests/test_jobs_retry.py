@@ -171,6 +171,34 @@ def test_a_step_error_fails_at_once(make_workspace, runner, job_type):
     assert runner.run_once() is None
 
 
+def test_a_job_that_loses_the_database_runs_again(backend, make_workspace, runner, job_type):
+    """A database restart (PostgreSQL: the job's own connection terminated) or a write lock
+    held past the busy timeout (SQLite) mid-step is an interruption, not the job's failure:
+    it is queued again, recorded on a new connection, and the next run completes."""
+    from peewee import OperationalError
+
+    from ci_service.store.db import database
+
+    lost = []
+
+    def flaky(ctx):
+        if lost:
+            return
+        lost.append(True)
+        if backend == "postgresql":
+            database.execute_sql("SELECT pg_terminate_backend(pg_backend_pid())")
+        raise OperationalError("database is locked")
+
+    job_type("t-db-lost", STEPS, {"two": flaky})
+    job = queue(make_workspace().id, "t-db-lost", max_attempts=2)
+    runner.retry_delay_seconds = 0
+    runner.run_once()
+    row = fetch(job.id)
+    assert (row.status, row.attempt, row.current_step) == ("running", 2, retry_step(2, 2))
+    assert runner.run_once() == job.id
+    assert (fetch(job.id).status, fetch(job.id).attempt) == ("completed", 2)
+
+
 def blocking_type(job_type, gate: threading.Event, started: threading.Event, analysis=False):
     def wait(ctx):
         started.set()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.resource_helpers import (
@@ -35,6 +37,7 @@ ID_ROUTES = [
     ("GET", "/api/competitors/<competitor_id>"),
     ("PATCH", "/api/competitors/<competitor_id>"),
     ("DELETE", "/api/competitors/<competitor_id>"),
+    ("POST", "/api/competitors/<competitor_id>/refresh"),
     ("GET", "/api/deals/<deal_id>"),
     ("PATCH", "/api/deals/<deal_id>"),
     ("DELETE", "/api/deals/<deal_id>"),
@@ -89,6 +92,11 @@ def test_route_tables_cover_every_route(app):
     assert _my_routes(app) == set(ID_ROUTES + COLLECTION_WRITES + COLLECTION_READS)
 
 
+def _filled(rule: str, ids: dict) -> str:
+    """``rule`` with its ``<name>`` placeholder replaced by that id."""
+    return re.sub(r"<(\w+)>", lambda match: ids[match.group(1)], rule)
+
+
 def _call(api, method, path, body=None):
     kwargs = {"json": body} if method in ("POST", "PATCH", "PUT") else {}
     return getattr(api, method.lower())(path, **kwargs)
@@ -122,11 +130,10 @@ def test_foreign_ids_are_404(make_api, owner_data, method, rule):
     owner, ids = owner_data
     intruder = make_api(plan="PRO")
     ok(intruder.patch("/api/organizations", json={"name": "Intruder"}))
-    name = rule.split("<")[1].rstrip(">")
-    path = rule.replace(f"<{name}>", ids[name])
+    path = _filled(rule, ids)
     error(_call(intruder, method, path, BODIES.get(method)), 404, "NOT_FOUND")
     # nothing changed on the owner's side
-    ok(_call(owner, "GET", path))
+    ok(_call(owner, "GET", path.removesuffix("/refresh")))
     if rule.startswith("/api/organizations"):
         assert ok(owner.get(path))["organization"]["name"] == "Owner Co"
 
@@ -193,10 +200,7 @@ def test_viewer_cannot_write(make_api, owner_data, make_key, method, rule):
     with connection():
         workspace = Workspace.get_by_id(owner.workspace_id)
     viewer = make_api(role="VIEWER", workspace=workspace)
-    path = rule
-    if "<" in rule:
-        name = rule.split("<")[1].rstrip(">")
-        path = rule.replace(f"<{name}>", ids[name])
+    path = _filled(rule, ids)
     error(_call(viewer, method, path, {"name": "x"}), 403, "FORBIDDEN")
     for read_method, read_path in COLLECTION_READS:
         ok(_call(viewer, read_method, read_path))
@@ -297,7 +301,7 @@ def test_wrong_types_are_400_naming_the_field(make_api, method, path, body, fiel
 def test_non_object_bodies_are_400(api, method, rule):
     if method in ("GET", "DELETE"):
         return
-    path = rule.split("<")[0] + "x" if "<" in rule else rule
+    path = re.sub(r"<\w+>", "x", rule)
     for body in ("[]", '"text"', "5", "null", "{"):
         response = getattr(api, method.lower())(
             path, data=body, headers={"Content-Type": "application/json"}

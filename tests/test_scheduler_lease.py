@@ -22,12 +22,6 @@ from tests.worker_live import WorkerProcess
 LEASE = 30.0
 
 
-@pytest.fixture
-def postgres_only(backend):
-    if backend != "postgresql":
-        pytest.skip("the lead is contested on PostgreSQL only")
-
-
 class Clock:
     """Seconds since the epoch, moved by hand (the leases' clock in these tests)."""
 
@@ -42,7 +36,7 @@ class Clock:
 
 
 @pytest.fixture
-def candidates(postgres_only, app, database_url):
+def candidates(app, database_url):
     clock = Clock()
     made: list[Leadership] = []
 
@@ -55,13 +49,13 @@ def candidates(postgres_only, app, database_url):
         leadership.release()
 
 
+@pytest.mark.backends("sqlite")
 def test_sqlite_always_leads_and_confirms(backend, app):
-    if backend != "sqlite":
-        pytest.skip("SQLite only")
     leadership = Leadership(None)
     assert leadership.try_lead() and leadership.confirm() and leadership.leading
 
 
+@pytest.mark.backends("postgresql")  # the lead is contested there only
 def test_take_renew_expire_and_steal(candidates, caplog):
     clock, make = candidates
     a, b = make(), make()
@@ -87,6 +81,7 @@ def test_take_renew_expire_and_steal(candidates, caplog):
     assert a.try_lead() and not b.try_lead()
 
 
+@pytest.mark.backends("postgresql")  # the lead is contested there only
 def test_a_lapsed_lease_is_lost_even_if_no_one_took_it(candidates):
     """A leader frozen past its lease must not act as leader when it wakes: it checks
     (``confirm``), finds its lease expired, and has to take the lead afresh."""
@@ -99,6 +94,7 @@ def test_a_lapsed_lease_is_lost_even_if_no_one_took_it(candidates):
     assert a.try_lead()  # free and expired: taken again, as a new lead
 
 
+@pytest.mark.backends("postgresql")  # the lead is contested there only
 def test_two_candidates_racing_for_a_free_lease_make_one_leader(candidates):
     from tests.concurrency_support import all_at_once
 
@@ -108,7 +104,8 @@ def test_two_candidates_racing_for_a_free_lease_make_one_leader(candidates):
     assert sorted(results) == [False] * 5 + [True]
 
 
-def test_a_scan_runs_only_on_a_confirmed_lead(postgres_only, app, database_url, caplog):
+@pytest.mark.backends("postgresql")
+def test_a_scan_runs_only_on_a_confirmed_lead(app, database_url, caplog):
     clock = Clock()
     scheduler = Scheduler(database_url=database_url, lease_seconds=LEASE)
     scheduler.leadership.clock = clock
@@ -137,9 +134,8 @@ SCAN_RUNS = rf"{SCAN_JOB_ID} runs"
 LEASE_SECONDS = 2.0
 
 
-def test_a_sigstopped_leader_loses_the_lead_and_does_not_scan_when_resumed(
-    postgres_only, app, database_url
-):
+@pytest.mark.backends("postgresql")
+def test_a_sigstopped_leader_loses_the_lead_and_does_not_scan_when_resumed(app, database_url):
     env = {
         "CI_SERVICE_SCHEDULER_RETRY_SECONDS": "0.2",
         "CI_SERVICE_SCHEDULER_SCAN_SECONDS": "0.3",

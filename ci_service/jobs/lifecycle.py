@@ -78,19 +78,24 @@ def fail(
 
 
 def interrupt(
-    job: Job, error: str, steps: list[dict], now: datetime, delay_seconds: float
+    job: Job,
+    error: str,
+    steps: list[dict],
+    now: datetime,
+    delay_seconds: float,
+    why: str = "the service is stopping",
 ) -> str | None:
-    """A worker's job stopped short (the service is stopping): queued again as its next
-    run while it has attempts left ("requeued", ``on_retry`` hooks), else failed with
-    currentStep ``Interrupted`` and ``error`` ("failed"). None when the job had already
-    ended or was queued again by another process."""
+    """A worker's job stopped short (the service is stopping, the database went away):
+    queued again as its next run while it has attempts left ("requeued", ``on_retry``
+    hooks), else failed with currentStep ``Interrupted`` and ``error`` ("failed"). None when
+    the job had already ended or was queued again by another process."""
     if job.attempt >= job.max_attempts:
         done = fail(job, error, steps, now, current_step=store.INTERRUPTED_STEP)
         return "failed" if done else None
     with transaction():
         if not store.requeue(job, now, delay_seconds):
             return None
-        _retrying(job, now, "the service is stopping")
+        _retrying(job, now, why)
     return "requeued"
 
 

@@ -38,7 +38,7 @@ from ci_service.jobs import lifecycle, queue
 from ci_service.jobs.registry import REGISTRY
 from ci_service.jobs.types import JobCancelled, JobContext, ServiceStopping, StepError
 from ci_service.store import jobs as store
-from ci_service.store.db import connection
+from ci_service.store.db import connection, discard_connection, outage
 from ci_service.store.jobs import DEFAULT_LEASE_SECONDS, DEFAULT_RETRY_DELAY_SECONDS, Job
 from ci_service.timeutil import utcnow
 
@@ -46,6 +46,7 @@ log = logging.getLogger("ci_service.jobs")
 
 FAILED_STEP = "Failed"
 STOPPED_ERROR = "The service was stopped while this job was running; start it again"
+DATABASE_ERROR = "The database went away while this job was running; start it again"
 
 
 def _message(step_name: str, exc: BaseException) -> str:
@@ -112,6 +113,19 @@ def execute(
         outcome = lifecycle.interrupt(job, STOPPED_ERROR, steps, clock(), retry_delay_seconds)
         return outcome or "cancelled"
     except Exception as exc:
+        if outage(exc) is not None:
+            # The database restarted, failed over or stayed locked: not the job's fault, so
+            # an interruption, run again like a killed worker's job (the steps are safe to
+            # repeat), recorded on a new connection.
+            log.warning("job %s (%s): database unavailable in step %r", job.id, job.type,
+                        step_name)  # fmt: skip
+            discard_connection()
+            _mark_running_failed(steps)
+            outcome = lifecycle.interrupt(
+                job, DATABASE_ERROR, steps, clock(), retry_delay_seconds,
+                why="the database went away",
+            )  # fmt: skip
+            return outcome or "cancelled"
         if not isinstance(exc, StepError | ServiceError):
             log.exception("job %s (%s) failed in step %r", job.id, job.type, step_name)
         _mark_running_failed(steps)
@@ -185,6 +199,7 @@ class JobRunner:
             except Exception:
                 # The engine itself failed (e.g. the database went away mid-write).
                 log.exception("job %s (%s): engine error", job.id, job.type)
+                discard_connection()  # it may be the broken one: record on a new one
                 try:
                     lifecycle.fail(job, "Internal error while running the job", job.steps, utcnow())
                 except Exception:
