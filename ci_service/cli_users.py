@@ -13,9 +13,8 @@ import sys
 
 import click
 
+from ci_service.settings import DEFAULT_PUBLIC_URL
 from ci_service.store.identity import ROLES
-
-DEFAULT_BASE_URL = "http://127.0.0.1:8000"
 
 
 def _read_password(from_stdin: bool) -> str:
@@ -114,9 +113,11 @@ def users_list(state, workspace, as_json):
 )
 @click.option(
     "--base-url",
-    default=DEFAULT_BASE_URL,
+    envvar="CI_SERVICE_PUBLIC_URL",
+    default=DEFAULT_PUBLIC_URL,
     show_default=True,
-    help="Where people open the app (the link's start).",
+    help="Where people open the app, the link's start (env CI_SERVICE_PUBLIC_URL: the "
+    "public_url setting).",
 )
 @click.option("--hours", type=click.IntRange(1, 24 * 30), default=72, show_default=True)
 @click.pass_obj

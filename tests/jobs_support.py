@@ -3,12 +3,27 @@
 from __future__ import annotations
 
 import time
+from datetime import timedelta
 
 import pytest
 
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import connection
 from ci_service.store.jobs import Job
+from ci_service.timeutil import utcnow
+
+
+class Clock:
+    """An injected clock the test moves by hand."""
+
+    def __init__(self):
+        self.now = utcnow()
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += timedelta(seconds=seconds)
 
 
 def wait_for(condition, timeout=10.0, interval=0.02, message="condition"):

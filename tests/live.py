@@ -44,6 +44,21 @@ def run_cli(
     )
 
 
+def seed_owner(database: str, email: str, password: str, workspace: str = "acme") -> str:
+    """An ENTERPRISE ``workspace`` whose OWNER ``email`` signs in with ``password``, through
+    the CLI as an operator would; returns an API key of theirs."""
+    made = run_cli(database, "workspaces", "create", workspace, "--plan", "ENTERPRISE")
+    assert made.returncode == 0, made.stderr
+    made = run_cli(
+        database, "users", "create", "--workspace", workspace, "--email", email,
+        "--role", "OWNER", "--password-stdin", input=password + "\n",
+    )  # fmt: skip
+    assert made.returncode == 0, made.stderr
+    made = run_cli(database, "keys", "create", "--workspace", workspace, "--name", "seed")
+    assert made.returncode == 0, made.stderr
+    return made.stdout.strip().splitlines()[-1]
+
+
 class ChildProcess:
     """A ci-service child process whose stderr a thread reads. ``stop()`` is the graceful
     path (SIGTERM, then wait), ``kill()`` the crash path (SIGKILL); ``with`` starts it and

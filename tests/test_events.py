@@ -4,7 +4,6 @@ GET /api/events and the list_events tool list them with their filters."""
 from __future__ import annotations
 
 from datetime import timedelta
-from email.utils import format_datetime
 
 import pytest
 
@@ -18,7 +17,7 @@ from ci_service.store.resources import Deal
 from ci_service.timeutil import iso, utcnow
 from tests.analysis_support import seed_rival
 from tests.intel_support import FixtureServer, serve_500s
-from tests.pipeline_fixtures.support import add_competitor, job, run_jobs
+from tests.pipeline_fixtures.support import add_competitor, change_site, job, run_jobs
 from tests.resource_helpers import error, make_competitor, make_product, ok, tool
 
 pytest_plugins = ["tests.pipeline_fixtures.plugin", "tests.jobs_fixtures"]
@@ -102,50 +101,13 @@ def test_a_date_only_change_is_no_page_event_and_a_text_change_is_one(api, site)
     assert all(len(p) <= 300 for p in data["added"] + data["removed"])
 
 
-CHATDESK = """<!doctype html><html lang="en"><head><meta charset="utf-8">
-<title>ChatDesk – Live chat software | Globex</title>
-<meta name="description" content="ChatDesk is live chat for support teams."></head>
-<body><main><h1>ChatDesk</h1>
-<p>ChatDesk is the live chat that answers every visitor in seconds.</p>
-<h2>Features</h2><ul>
-<li>Chat routing: send each chat to the agent who can answer it</li>
-<li>Canned replies: answer common questions with one click</li>
-</ul></main></body></html>"""
-
-
 def test_products_news_and_people_are_events_after_the_first_collect_only(api, site):
     competitor_id, _ = add_competitor(api, site.url("/"))
     run_jobs()
     for kind in ("product_added", "news", "person_added"):
         assert of_type(api, f"competitor.{kind}") == []
 
-    (site.root / "products" / "chatdesk.html").write_text(CHATDESK)
-    edit(
-        site.root / "products" / "index.html",
-        "</ul>",
-        '<li><a href="/products/chatdesk">ChatDesk</a> – live chat for support teams</li></ul>',
-    )
-    edit(
-        site.root / "index.html",
-        '<a href="/pricing">',
-        '<a href="/products/chatdesk">ChatDesk</a>\n    <a href="/pricing">',
-    )
-    edit(
-        site.root / "about.html",
-        "<p>Ken Adams, CTO</p>",
-        "<p>Ken Adams, CTO</p>\n    <p>Jane Doe, Chief Revenue Officer</p>",
-    )
-    published = format_datetime(utcnow() - timedelta(days=1), usegmt=True)
-    edit(
-        site.root / "news" / "feed.xml",
-        "<item>",
-        f"""<item><title>Globex opens a Berlin office</title>
-      <link>{{base}}/news/berlin</link><guid>{{base}}/news/berlin</guid>
-      <pubDate>{published}</pubDate>
-      <description>Globex Software opens its first office in Europe.</description>
-    </item>
-    <item>""",
-    )
+    change_site(site.root)  # a new product, person, news item (and price)
     recollect(api, competitor_id)
 
     [product] = of_type(api, "competitor.product_added")

@@ -23,23 +23,10 @@ from ci_service.store.events import Event
 from ci_service.store.jobs import INTERRUPTED_ERROR, INTERRUPTED_STEP, Job
 from ci_service.timeutil import utcnow
 from tests.concurrency_support import all_at_once
-from tests.jobs_support import competitor, fetch, wait_for
+from tests.jobs_support import Clock, competitor, fetch, wait_for
 from tests.worker_live import WorkerProcess
 
 pytest_plugins = ["tests.jobs_fixtures"]
-
-
-class Clock:
-    """An injected clock the test moves by hand."""
-
-    def __init__(self):
-        self.now = utcnow()
-
-    def __call__(self):
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 def test_parallel_claims_never_take_one_job_twice(make_workspace, job_type):

@@ -33,23 +33,11 @@ from ci_service.store.jobs import (
     retry_delay,
     retry_step,
 )
-from ci_service.timeutil import utcnow
-from tests.jobs_support import competitor, fetch, wait_for
+from tests.jobs_support import Clock, competitor, fetch, wait_for
 
 pytest_plugins = ["tests.jobs_fixtures"]
 
 STEPS = [("one", "Step One"), ("two", "Step Two")]
-
-
-class Clock:
-    def __init__(self):
-        self.now = utcnow()
-
-    def __call__(self):
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += timedelta(seconds=seconds)
 
 
 def queue(workspace_id, job_type, **options):

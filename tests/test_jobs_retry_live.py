@@ -19,16 +19,16 @@ held twice and every change is one event.
 from __future__ import annotations
 
 import signal
-import time
 
 import httpx
 
 from ci_service.store.db import connection
 from ci_service.store.events import Event
 from tests.intel_support import FixtureServer
+from tests.jobs_support import wait_for
 from tests.live import LiveServer
-from tests.pipeline_fixtures.support import copy_site
-from tests.retry_support import CHANGE_EVENTS, change_site, duplicates, state
+from tests.pipeline_fixtures.support import change_site, copy_site
+from tests.retry_support import CHANGE_EVENTS, duplicates, state
 from tests.worker_live import REPO, WorkerProcess
 
 ENV = {
@@ -41,17 +41,6 @@ ENV = {
     "CI_SERVICE_JOB_RETRY_DELAY_SECONDS": "1",
 }
 WORKER_ARGS = ("--workers", "1", "--no-scheduler")
-
-
-def wait_until(condition, timeout: float, message: str):
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"timed out after {timeout}s waiting for {message}")
-        time.sleep(0.05)
 
 
 class Api:
@@ -112,14 +101,16 @@ def test_a_worker_killed_mid_collect_leaves_a_complete_competitor(
                 },
             )
             rival = created["competitor"]["id"]
-            wait_until(lambda: api.competitor_status(rival) == "COMPLETE", 60, "the first collect")
+            wait_for(
+                lambda: api.competitor_status(rival) == "COMPLETE", 60, message="the first collect"
+            )
 
             change_site(site.root)
             (gate / "arm").touch()
             started = api.call("POST", f"/api/competitors/{rival}/refresh")
             job_id = started["jobId"]
             assert started["job"]["attempt"] == 1 and started["job"]["maxAttempts"] == 3
-            wait_until((gate / "held").exists, 60, "the refresh to be held")
+            wait_for((gate / "held").exists, 60, message="the refresh to be held")
             pid, held_job = (gate / "held").read_text().split()
             assert held_job == job_id
             victim = next(w for w in workers if w.pid == int(pid))
@@ -139,7 +130,7 @@ def test_a_worker_killed_mid_collect_leaves_a_complete_competitor(
                 seen.add((job["currentStep"], api.competitor_status(rival)))
                 return job if job["status"] != "running" else None
 
-            job = wait_until(finished, 60, "the job to run again and end")
+            job = wait_for(finished, 60, message="the job to run again and end")
             assert (job["status"], job["attempt"], job["maxAttempts"]) == ("completed", 2, 3)
             assert api.competitor_status(rival) == "COMPLETE"
             # Never given up on while it waited: no ERROR, no Interrupted.

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import subprocess
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
@@ -18,9 +17,8 @@ import pytest
 
 from tests.live import (
     LiveServer,
-    ci_service_command,
     create_our_product,
-    run_cli,
+    seed_owner,
     solution_arguments,
 )
 from tests.web_support import PASSWORD, csrf_of
@@ -104,18 +102,7 @@ class Person:
 @pytest.fixture(scope="module")
 def live(module_database_url):
     database = module_database_url
-    assert run_cli(database, "workspaces", "create", "acme", "--plan", "ENTERPRISE").returncode == 0
-    made = subprocess.run(
-        ci_service_command(database, "users", "create", "--workspace", "acme", "--email", EMAIL)
-        + ["--role", "OWNER", "--password-stdin"],
-        input=PASSWORD + "\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert made.returncode == 0, made.stderr
-    key = run_cli(database, "keys", "create", "--workspace", "acme", "--name", "seed")
-    key = key.stdout.strip().splitlines()[-1]
+    key = seed_owner(database, EMAIL, PASSWORD)
     with LiveServer(database) as server:
         product = create_our_product(server.url, key)
         yield server, database, key, product

@@ -17,8 +17,8 @@ from ci_service.jobs import lifecycle
 from ci_service.jobs.runner import JobRunner
 from ci_service.store.db import connection
 from ci_service.store.jobs import Job
-from tests.pipeline_fixtures.support import run_jobs
-from tests.retry_support import CHANGE_EVENTS, change_site, duplicates, state
+from tests.pipeline_fixtures.support import change_site, run_jobs
+from tests.retry_support import CHANGE_EVENTS, duplicates, state
 
 pytest_plugins = ["tests.pipeline_fixtures.plugin"]
 

@@ -21,7 +21,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.live import ChildProcess, LiveServer, ci_service_command, run_cli, wait_for
+from tests.live import (
+    ChildProcess,
+    LiveServer,
+    ci_service_command,
+    run_cli,
+    seed_owner,
+    wait_for,
+)
 from tests.test_oauth_sdk import EMAIL, MemoryStorage, Person, _provider, _session
 from tests.web_support import PASSWORD, csrf_of
 
@@ -113,18 +120,7 @@ def proxied(module_database_url, tmp_path_factory):
     trusts the proxy's forwarded headers."""
     caddy_path = require_caddy()
     database = module_database_url
-    assert run_cli(database, "workspaces", "create", "acme", "--plan", "ENTERPRISE").returncode == 0
-    made = subprocess.run(
-        ci_service_command(database, "users", "create", "--workspace", "acme", "--email", EMAIL)
-        + ["--role", "OWNER", "--password-stdin"],
-        input=PASSWORD + "\n",
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert made.returncode == 0, made.stderr
-    key = run_cli(database, "keys", "create", "--workspace", "acme", "--name", "seed")
-    key = key.stdout.strip().splitlines()[-1]
+    key = seed_owner(database, EMAIL, PASSWORD)
     https_port = free_port()
     public = f"https://localhost:{https_port}"
     serve_args = ("--no-scheduler", "--public-url", public, "--trusted-proxy", "127.0.0.1")
@@ -281,3 +277,11 @@ def test_invite_links_name_the_public_address(web, app):
     page = answer.get_data(as_text=True)
     assert re.search(r'id="invite-link"[^>]*value="https://ci\.example\.com/invite/[^"]+"', page)
     assert "http://localhost/invite" not in page  # the address this request came in on
+
+
+def test_cli_invite_links_default_to_the_public_address(run, monkeypatch):
+    assert run("workspaces", "create", "acme").exit_code == 0
+    monkeypatch.setenv("CI_SERVICE_PUBLIC_URL", "https://ci.example.com")
+    invited = run("users", "invite", "ivy@example.com", "--workspace", "acme")
+    assert invited.exit_code == 0, invited.output
+    assert invited.output.strip().splitlines()[-1].startswith("https://ci.example.com/invite/")

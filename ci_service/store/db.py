@@ -74,7 +74,6 @@ POSTGRES_FIELD_TYPES = {"JSONTEXT": "JSONB", "FLOAT": "DOUBLE PRECISION"}
 # on one server never share them.
 WRITE_LOCK = 7_301_001  # held by every write transaction until it ends
 MIGRATE_LOCK = 7_301_002  # held while migrations run (processes starting at once)
-SCHEDULER_LOCK = 7_301_003  # held by the one process that runs the scheduler
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 DEFAULT_POOL_SIZE = 20

@@ -9,9 +9,12 @@ without a politeness delay; each test sets that environment with ``monkeypatch``
 from __future__ import annotations
 
 import shutil
+from datetime import timedelta
+from email.utils import format_datetime
 from pathlib import Path
 
 from ci_service.jobs.runner import JobRunner
+from ci_service.timeutil import utcnow
 from tests.intel_support import make_pdf
 
 SITE = Path(__file__).parent / "site"
@@ -60,3 +63,52 @@ def graph_labels(api) -> dict[str, list[str]]:
     for node in nodes:
         labels.setdefault(node["data"]["label"], []).append(node["data"]["name"])
     return labels
+
+
+CHATDESK = """<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>ChatDesk – Live chat software | Globex</title>
+<meta name="description" content="ChatDesk is live chat for support teams."></head>
+<body><main><h1>ChatDesk</h1>
+<p>ChatDesk is the live chat that answers every visitor in seconds.</p>
+<h2>Features</h2><ul>
+<li>Chat routing: send each chat to the agent who can answer it</li>
+<li>Canned replies: answer common questions with one click</li>
+</ul></main></body></html>"""
+
+
+def edit_file(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+def change_site(root: Path) -> None:
+    """A new product, a new person, a news item and a new price on the fixture site."""
+    (root / "products" / "chatdesk.html").write_text(CHATDESK)
+    edit_file(
+        root / "products" / "index.html",
+        "</ul>",
+        '<li><a href="/products/chatdesk">ChatDesk</a> – live chat for support teams</li></ul>',
+    )
+    edit_file(
+        root / "index.html",
+        '<a href="/pricing">',
+        '<a href="/products/chatdesk">ChatDesk</a>\n    <a href="/pricing">',
+    )
+    edit_file(
+        root / "about.html",
+        "<p>Ken Adams, CTO</p>",
+        "<p>Ken Adams, CTO</p>\n    <p>Jane Doe, Chief Revenue Officer</p>",
+    )
+    published = format_datetime(utcnow() - timedelta(days=1), usegmt=True)
+    edit_file(
+        root / "news" / "feed.xml",
+        "<item>",
+        f"""<item><title>Globex opens a Berlin office</title>
+      <link>{{base}}/news/berlin</link><guid>{{base}}/news/berlin</guid>
+      <pubDate>{published}</pubDate>
+      <description>Globex Software opens its first office in Europe.</description>
+    </item>
+    <item>""",
+    )
+    edit_file(root / "pricing.html", "$49 per agent", "$59 per agent")
