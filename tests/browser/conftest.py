@@ -24,6 +24,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.backends import unavailable
 from tests.live import LiveServer, ci_service_command, run_cli
 
 CHROMIUM = "/usr/bin/chromium"
@@ -49,10 +50,7 @@ def _require_browser() -> str:
     except ImportError:
         path = None
     if path is None:
-        message = "Chromium or Playwright is missing (apt-get install -y chromium)"
-        if os.environ.get("CI", "").lower() == "true":
-            pytest.fail(f"{message}: browser tests must run in CI", pytrace=False)
-        pytest.skip(message)
+        unavailable("Chromium or Playwright is missing (apt-get install -y chromium)")
     return path
 
 
