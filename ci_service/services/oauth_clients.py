@@ -404,17 +404,11 @@ def find_client(client_id: Any, unused_hours: int = 0) -> OAuthClient | None:
     ``unused_hours`` (0: no expiry) is unknown, as if already deleted."""
     if not isinstance(client_id, str) or not client_id or len(client_id) > MAX_URI_LENGTH:
         return None
-    row = OAuthClient.get_or_none(OAuthClient.id == client_id)
+    known = OAuthClient.id == client_id
     cutoff = _unused_cutoff(unused_hours)
-    if row is not None and cutoff is not None and _is_unused_since(row, cutoff):
-        return None
-    return row
-
-
-def _is_unused_since(row: OAuthClient, cutoff: datetime) -> bool:
-    return (
-        row.source == "registration" and row.first_connected_at is None and row.created_at <= cutoff
-    )
+    if cutoff is not None:
+        known &= ~_unused_since(cutoff)
+    return OAuthClient.get_or_none(known)
 
 
 def list_clients(unused_hours: int = 0) -> list[OAuthClient]:

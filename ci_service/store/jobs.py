@@ -289,6 +289,12 @@ def _reset_steps(steps: list[dict]) -> list[dict]:
     return [{**s, "status": "pending"} for s in steps]
 
 
+def _this_run(job: Job, now: datetime, expired_only: bool):
+    """The job still on run ``job.attempt`` (and, ``expired_only``, with its lease expired)."""
+    guard = _running(job.id, job.attempt)
+    return guard & _expired(now) if expired_only else guard
+
+
 def requeue(job: Job, now: datetime, delay_seconds: float, *, expired_only: bool = False) -> bool:
     """Queue ``job`` (as read, on run ``job.attempt``) again as its next run: unclaimed, its
     steps pending, progress 0, ``currentStep`` ``Retrying (attempt n of N)``, not claimed
@@ -297,9 +303,6 @@ def requeue(job: Job, now: datetime, delay_seconds: float, *, expired_only: bool
     The caller checks that an attempt is left. False (nothing written) when the job is no
     longer on that run: finished, cancelled, or recovered by another process already; with
     ``expired_only``, also when its lease was renewed meanwhile."""
-    guard = _running(job.id, job.attempt)
-    if expired_only:
-        guard &= _expired(now)
     attempt = job.attempt + 1
     changed = (
         Job.update(
@@ -313,7 +316,7 @@ def requeue(job: Job, now: datetime, delay_seconds: float, *, expired_only: bool
             progress_message=None,
             steps=_reset_steps(job.steps or []),
         )
-        .where(guard)
+        .where(_this_run(job, now, expired_only))
         .execute()
     )
     return changed == 1
@@ -324,9 +327,6 @@ def _recover(job: Job, now: datetime, delay_seconds: float, *, expired_only: boo
     last attempt: "requeued", "failed", or None when another process got there first."""
     if job.attempt < job.max_attempts:
         return "requeued" if requeue(job, now, delay_seconds, expired_only=expired_only) else None
-    guard = _running(job.id, job.attempt)
-    if expired_only:
-        guard &= _expired(now)
     changed = (
         Job.update(
             status="failed",
@@ -336,7 +336,7 @@ def _recover(job: Job, now: datetime, delay_seconds: float, *, expired_only: boo
             current_step=INTERRUPTED_STEP,
             completed_at=now,
         )
-        .where(guard)
+        .where(_this_run(job, now, expired_only))
         .execute()
     )
     return "failed" if changed == 1 else None
