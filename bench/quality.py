@@ -41,6 +41,7 @@ import httpx
 REPO = Path(__file__).resolve().parents[1]
 REALSITES = REPO.parent / "shared" / "realsites"
 FIXTURE_SITE = REPO / "tests" / "pipeline_fixtures" / "site"
+FIXTURE_SITES = {"fixture": FIXTURE_SITE, "fixture-sr": FIXTURE_SITE.with_name("site_sr")}
 
 OUR_PRODUCT = {
     "name": "Acme Apps",
@@ -313,6 +314,39 @@ def collect_site(name: str, url: str, workdir: Path) -> tuple[Knowledge, dict[st
     return knowledge, {"job": job, "seconds": round(elapsed, 1)}
 
 
+def junk_items(k: Knowledge) -> list[str]:
+    """Stored offerings, features, plans, people, investors and news items that are site
+    chrome, legal or utility text (``quality_facts.junk_reason``)."""
+    from bench.quality_facts import junk_reason
+
+    candidates: list[tuple[str, str, str]] = []
+    described: dict[tuple[str, str], str] = {}
+    for offering in k.offerings:
+        candidates.append(("offering", offering["name"], ""))
+        described["offering", offering["name"]] = offering.get("description") or ""
+        for feature in offering.get("features") or []:
+            candidates.append(("feature", feature["name"], ""))
+            described["feature", feature["name"]] = feature.get("description") or ""
+        candidates.extend(("plan", p.get("name") or "", "") for p in offering.get("pricing") or [])
+    for item in (k.competitor.get("companyProfile") or {}).get("funding") or []:
+        for investor in item.get("investors") or []:
+            candidates.append(("investor", str(investor), ""))
+    for node in k.nodes:
+        data = node["data"]
+        if data["label"] == "PERSON":
+            candidates.append(("person", data["name"], ""))
+        elif data["label"] == "MARKET_EVENT":
+            candidates.append(("news", data["name"], data.get("url") or ""))
+    for item in k.intel.values():
+        if item.get("sourceType") == "NEWS":
+            candidates.append(("news", item.get("title") or "", item.get("url") or ""))
+    reasons = (
+        junk_reason(place, name, url, described.get((place, name), ""))
+        for place, name, url in candidates
+    )
+    return sorted({r for r in reasons if r})
+
+
 def score(knowledge: Knowledge, facts: list[Any]) -> list[tuple[Any, Record | None]]:
     results = []
     for fact in facts:
@@ -329,9 +363,9 @@ def sites() -> list[tuple[str, Any, Any]]:
 
     found = []
     for name, facts in quality_facts.SITES.items():
-        if name == "fixture":
-            if FIXTURE_SITE.is_dir():
-                found.append((name, functools.partial(serve_folder, FIXTURE_SITE), facts))
+        if name in FIXTURE_SITES:
+            if FIXTURE_SITES[name].is_dir():
+                found.append((name, functools.partial(serve_folder, FIXTURE_SITES[name]), facts))
         elif (REALSITES / name).is_dir():
             found.append((name, functools.partial(serve_realsite, REALSITES / name), facts))
     return found
@@ -393,6 +427,7 @@ def site_report(name: str, k: Knowledge, run: dict[str, Any], scored: list) -> d
         "missed": [fact.text for fact, match in scored if match is None],
         "matched": [(fact.text, match.place, match.text[:120]) for fact, match in scored if match],
         "battlecard": items,
+        "junk": junk_items(k),
         "records": [(r.place, r.text[:160], r.evidenced) for r in k.records],
     }
 
@@ -409,6 +444,9 @@ def print_site(site: dict[str, Any], verbose: bool = False) -> None:
         print(f"   {kind:<12} {counts['found']}/{counts['listed']}")
     for text in site["missed"]:
         print(f"   missed: {text}")
+    print(f"   junk: {len(site['junk'])} item(s)")
+    for reason in site["junk"]:
+        print(f"     junk: {reason}")
     resolving = sum(1 for i in site["battlecard"] if i["evidenceResolves"])
     print(f"   battlecard: {len(site['battlecard'])} item(s), {resolving} with resolving evidence")
     for item in site["battlecard"]:

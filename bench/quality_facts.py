@@ -121,6 +121,178 @@ FOUNDRIES = [
     event("Securing OTA Community Edition"),
 ]
 
+QZZR = [
+    Fact("profile", "headquarters: Lehi, Utah", PROFILE_HQ, (r"Lehi",)),
+    Fact("products", "product: Qzzr, a quiz tool", PRODUCT, (r"^Qzzr\b", r"quiz")),
+    Fact(
+        "products",
+        "product: Pollcaster, a poll tool",
+        ("offering", "feature", "event"),
+        (r"Pollcaster",),
+    ),
+    plan("Basic free", "Basic", "0", None),
+    plan("Pro $299/year", "Pro", "299", "year"),
+    plan("Pro unlimited $999/year", r"unlimited", "999", "year"),
+    plan("Enterprise custom", "Enterprise", None, None),
+    person("Josh Little", "CEO"),
+    person("Bucky Flowers", "The Psychologist"),
+    person("Owen Fuller", "Chief Qwizard"),
+    person("Bart Elison", "Keeper of the Crypt"),
+    Fact(
+        "funding",
+        "$2 million seed",
+        ("profile.funding", "event"),
+        (r"\b2(?:\.0)?\s*(?:million|mln|m\b)|2,?000,?000", r"seed"),
+    ),
+    *[
+        Fact("funding", f"investor: {name}", ("profile.funding", "node"), (pattern,))
+        for name, pattern in (
+            ("Kickstart Seed Fund", r"Kickstart"),
+            ("Pelion Venture Partners", r"Pelion"),
+            ("Peterson Ventures", r"Peterson"),
+            ("RPM Ventures", r"RPM"),
+        )
+    ],
+    Fact(
+        "customers",
+        "customer: Sideshow/Slideshow Collectibles",
+        ("profile.customers", "node"),
+        (r"S(?:l)?ideshow Collectibles",),
+    ),
+    Fact("customers", "customer: Marketo", ("profile.customers", "node"), (r"Marketo",)),
+    event("Qzzr Launches Out of Stealth"),
+    Fact("news", "news: Pollcaster launch (April 2015)", EVENT, (r"Pollcaster",)),
+]
+
+PRIVATECORE = [
+    Fact(
+        "profile",
+        "headquarters: Palo Alto or Redwood City, California",
+        PROFILE_HQ,
+        (r"Palo Alto|Redwood City",),
+    ),
+    Fact("profile", "founded 2012", ("profile.yearFounded",), (r"2012",)),
+    Fact("products", "product: PrivateCore vCage", PRODUCT, (r"vCage",)),
+    Fact(
+        "features",
+        "vCage: attestation (vCage Manager)",
+        ("feature", "offering"),
+        (r"attestation|vCage Manager",),
+    ),
+    Fact(
+        "features",
+        "vCage: memory encryption (vCage Host)",
+        ("feature", "offering"),
+        (r"memory encryption|encrypt|vCage Host",),
+    ),
+    person("Oded Horovitz", "CEO"),
+    person("Steve Weis", "CTO"),
+    person("Todd Thiemann", "Marketing"),
+    person("Sahil Rihan", "Engineer"),
+    person("Carl Waldspurger", "Advisor"),
+    Fact(
+        "funding",
+        "$2.25 million seed, Foundation Capital",
+        ("profile.funding",),
+        (r"2\.25|2,250,000", r"Foundation Capital"),
+    ),
+    Fact(
+        "funding",
+        "investor: Foundation Capital",
+        ("profile.funding", "node"),
+        (r"Foundation Capital",),
+    ),
+    Fact(
+        "awards",
+        "award: VentureBeat CloudBeat 2013",
+        ANY,
+        (r"CloudBeat|Early.Stage Cloud Startup",),
+    ),
+    event("PrivateCore is joining Facebook"),
+    Fact(
+        "news",
+        "news: vCage limited general availability (11 Feb 2014: Locks Down OpenStack Servers)",
+        EVENT,
+        (r"general availability|Locks Down OpenStack|2014-02-11",),
+    ),
+    Fact("news", "news: PRISM-proof Tor server demo", EVENT, (r"PRISM|Tor\b",)),
+]
+
+RIFFYN = [
+    Fact("profile", "headquarters: Oakland, California", PROFILE_HQ, (r"Oakland",)),
+    Fact("profile", "founded 2014", ("profile.yearFounded",), (r"2014",)),
+    Fact(
+        "profile",
+        "industry: R&D / experiment software",
+        ("profile.industry",),
+        (r"R&D|research|scien|experiment|biotech|life science",),
+    ),
+    Fact(
+        "products",
+        "product: Riffyn SDE (Scientific Development Environment)",
+        PRODUCT,
+        (r"SDE|Scientific Development Environment",),
+    ),
+    Fact(
+        "products",
+        "product: Riffyn Open Access",
+        ("offering", "feature", "event"),
+        (r"Open Access",),
+    ),
+    person("Tim Gardner", "C"),
+    Fact(
+        "people",
+        "Lili Nader (Chief Technology Officer / CTO)",
+        PERSON,
+        (r"Lili Nader", r"Chief Technology Officer|CTO"),
+    ),
+    person("Claude Calegari", "Operations"),
+    person("Loren Perelman", "Scientific Consulting"),
+    person("Alan Hanley", "Product Development"),
+    person("Doug Williams", "Commercial Development"),
+    Fact(
+        "funding",
+        "$1.8M seed led by O'Reilly AlphaTech Ventures",
+        ("profile.funding",),
+        (r"1\.8|1,800,000",),
+    ),
+    Fact(
+        "funding",
+        "Siemens Venture Capital investment",
+        ("profile.funding", "node", "event"),
+        (r"Siemens",),
+    ),
+    Fact(
+        "customers", "customer: Novozymes", ("profile.customers", "node", "event"), (r"Novozymes",)
+    ),
+    Fact("awards", "award: Gartner Cool Vendor 2017", ANY, (r"Cool Vendor",)),
+    Fact("news", "news: Open Access launch (2018-10-03)", EVENT, (r"Open Access",)),
+    Fact("news", "news: Boston office (2018-01)", EVENT, (r"Boston",)),
+    Fact("news", "news: Lili Nader named CTO (2017-11-14)", EVENT, (r"Nader",)),
+]
+
+DEVOPS = [
+    Fact("profile", "operated by Wiredcraft Co. Ltd", ANY, (r"Wiredcraft",)),
+    Fact("profile", "headquarters: San Francisco", PROFILE_HQ, (r"San Francisco",)),
+    Fact(
+        "products",
+        "product: devo.ps, a single API for your servers",
+        PRODUCT,
+        (r"devo\.?ps", r"server|infrastructure|API|DevOps"),
+    ),
+    plan("Free $0", "Free", "0", None),
+    plan("Bootstrap $49/month", "Bootstrap", "49", "month"),
+    plan("Startup $99/month", "Startup", "99", "month"),
+    plan("Business $199/month", "Business", "199", "month"),
+    person("Ronan Berder", "Product, Business & Strategy"),
+    person("Juha Suomalainen", "Development"),
+    person("Vincent Viallet", "Ops"),
+    event("Releasing devo.ps 0.13"),
+    event("Releasing devo.ps 0.12"),
+    event("BackupAllTheThings"),
+    event("Announcing dopy with Digital Ocean API v2 support"),
+]
+
 FIXTURE = [
     Fact("profile", "founded 2011", ("profile.yearFounded",), (r"2011",)),
     Fact("profile", "headquarters: Austin", PROFILE_HQ, (r"Austin",)),
@@ -132,4 +304,230 @@ FIXTURE = [
     Fact("news", "Globex raises Series B", EVENT, (r"Series B",)),
 ]
 
-SITES = {"budibase": BUDIBASE, "foundries": FOUNDRIES, "fixture": FIXTURE}
+# The Serbian (Latin script) fixture site ``tests/pipeline_fixtures/site_sr``: prices in EUR
+# with decimal commas ("19,99 € mesečno"), Serbian titles, dates and URL paths.
+FIXTURE_SR = [
+    Fact("profile", "founded 2015", ("profile.yearFounded",), (r"2015",)),
+    Fact("profile", "headquarters: Novi Sad", PROFILE_HQ, (r"Novi Sad",)),
+    Fact("products", "product: Pratilac", PRODUCT, (r"^Pratilac\b",)),
+    Fact(
+        "features",
+        "Pratilac: automatsko usmeravanje tiketa",
+        ("feature",),
+        (r"Pratilac", r"usmeravanje tiketa"),
+    ),
+    Fact(
+        "features",
+        "Pratilac: automatizacija procesa",
+        ("feature",),
+        (r"Pratilac", r"Automatizacija procesa"),
+    ),
+    Fact(
+        "features",
+        "Pratilac: izveštaji u realnom vremenu",
+        ("feature",),
+        (r"Pratilac", r"Izveštaji u realnom vremenu"),
+    ),
+    Fact("prices", "Start free", PLAN, (r"\bStart\b", price("0"))),
+    plan("Tim 19,99 € per agent/month", "Tim", "19.99", "month", r'"currency": "EUR"'),
+    plan("Biznis 49,99 € per agent/month", "Biznis", "49.99", "month", r'"currency": "EUR"'),
+    plan("Korporativni on request", "Korporativni", None, None),
+    person("Marko Petrović", "Direktor"),
+    person("Ana Jovanović", "Osnivač"),
+    person("Nikola Ilić", "Tehnički direktor"),
+    event("Pratilac 3 donosi automatizaciju procesa"),
+    Fact("news", "news dated 2024-03-12", EVENT, (r"Pratilac 3", r"2024-03-12")),
+]
+
+SITES = {
+    "budibase": BUDIBASE,
+    "foundries": FOUNDRIES,
+    "qzzr": QZZR,
+    "privatecore": PRIVATECORE,
+    "riffyn": RIFFYN,
+    "devops": DEVOPS,
+    "fixture": FIXTURE,
+    "fixture-sr": FIXTURE_SR,
+}
+
+
+# -- junk: what a structured record must never be ---------------------------------------------
+# Site chrome, legal and utility words, one phrase per line: an offering, feature, plan,
+# person or investor whose whole name is one of these is junk, whatever the site.
+CHROME = {
+    line.strip()
+    for line in """
+reviews
+review
+related products
+services
+resources
+phone
+telephone
+email
+e-mail
+location
+address
+contact
+contact us
+let's connect
+get in touch
+follow us
+subscribe
+newsletter
+search
+sign in
+sign up
+log in
+login
+logout
+register
+my account
+account
+privacy
+privacy policy
+terms
+terms of service
+terms of use
+terms and conditions
+cookies
+cookie policy
+legal
+careers
+jobs
+blog
+news
+press
+about
+about us
+company
+team
+our team
+home
+menu
+read more
+learn more
+more
+glossary
+getting started
+faq
+faqs
+q&a
+support
+help
+documentation
+docs
+cart
+checkout
+payment
+payments
+payment options
+shipping
+thank you
+thank-you
+thanks
+404
+page not found
+not found
+copyright
+all rights reserved
+skip to content
+share
+twitter
+facebook
+linkedin
+github
+youtube
+instagram
+rss
+feed
+archives
+categories
+tags
+uncategorized
+download
+request a demo
+book a demo
+start free trial
+get started
+name
+name (required)
+email (required)
+website
+comment
+comments
+leave a comment
+leave a reply
+as seen on
+select page
+vision
+values
+impact
+events
+livecasts
+case studies
+developer blog
+videos
+""".strip().splitlines()
+}
+# A news item or event titled like a legal, utility or archive page (or dated only).
+NOT_NEWS = re.compile(
+    r"^(?:privacy(?: policy)?|terms(?: of (?:service|use))?|cookie policy|legal|search|"
+    r"thank(?:s| you|-you)!?$|page not found|404|sign in|log in|contact(?: us)?|pricing|careers|"
+    r"jobs|about(?: us)?|our team|team|home|blog|news|press|archives?)\b"
+    r"|^(?:\d{1,2}\s+)?(?:january|february|march|april|may|june|july|august|september|october|"
+    r"november|december)\s+\d{4}$|^\d{4}(?:[-/]\d{1,2})?$|^(?:category|tag|author|archives?)\s*:",
+    re.IGNORECASE,
+)
+NOT_NEWS_URL = re.compile(
+    r"/(?:careers?|jobs?)/|#comment"
+    r"|/(?:tags?|categor(?:y|ies)|authors?|feed|page/\d+|privacy[^/]*|terms[^/]*|tos|"
+    r"pricing|careers|jobs|search|thank-?you[^/]*|404)/?$|/\d{4}/(?:\d{1,2}/)?$",
+    re.IGNORECASE,
+)
+
+
+# Chrome words that are also what a product does ("Share: bring teams together", "Search:
+# find any record"): junk only as a bare name with no description of its own.
+AMBIGUOUS = {"share", "search", "support", "help", "events", "feed", "download", "docs"}
+
+
+def junk_reason(place: str, name: str, url: str = "", description: str = "") -> str | None:
+    """Why a stored record is junk (chrome, legal, utility), or None when it is not."""
+    key = " ".join(name.replace("’", "'").split()).strip(" :|-").casefold()
+    described = len(description.split()) >= 3 and not re.search(r"\bno \w+ yet\b", description)
+    if key in AMBIGUOUS and described:
+        return None
+    if place in ("offering", "feature", "plan", "person", "investor") and key in CHROME:
+        return f"site chrome as a {place}: {name!r}"
+    if place == "plan" and re.search(r"\d+[\s-]*(?:day|week|month)s?\b.*\btrial", key):
+        return f"a free-trial length as a plan: {name!r}"
+    person_name = name.split(" (")[0]
+    if place == "person" and (
+        re.search(
+            r"[a-z](?:CEO|CTO|COO|CFO|Chief|Co-?[Ff]ounder|Founder|Director|VP|Vice|Head|"
+            r"Manager|Engineer|President|Officer)",
+            person_name,
+        )
+        or re.search(r"\d|@|https?:", person_name)
+        or len(person_name.split()) > 4
+        or re.search(
+            r"\b(?:appoints|names|named|announces|hires|joins|launches|welcomes|promotes)\b",
+            person_name,
+            re.IGNORECASE,
+        )
+    ):
+        return f"not a person's name: {name!r}"
+    if place in ("offering", "feature") and (
+        re.match(r"by\s", key) or NOT_NEWS.match(key) and re.search(r"\d{4}$", key)
+    ):
+        return f"a byline or date as a {place}: {name!r}"
+    if place in ("offering", "feature") and re.fullmatch(
+        r"(?:january|february|march|april|may|june|july|august|september|october|november|"
+        r"december)\s+\d{1,2},?\s+\d{4}",
+        key,
+    ):
+        return f"a date as a {place}: {name!r}"
+    if place == "news" and (NOT_NEWS.search(key) or (url and NOT_NEWS_URL.search(url))):
+        return f"not news: {name!r} {url}"
+    return None

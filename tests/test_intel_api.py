@@ -114,3 +114,30 @@ def test_changed_evidence_shows_changes(api):
     body = valid(IntelResponseSchema, ok(api.get(f"/api/intel/{newer.id}")))
     assert body["intelItem"]["changes"]["added"] == ["Price is 12."]
     assert body["intelItem"]["previousItemId"] == newer.previous_item_id
+
+
+def test_page_kind_is_a_field_and_a_filter(api):
+    rival = make_competitor(api)["competitor"]
+    url = rival["websiteUrl"].rstrip("/")
+    pricing = evidence(
+        api.workspace_id, rival["id"], url + "/costs", "Pro $49", page_kind="pricing"
+    )
+    evidence(api.workspace_id, rival["id"], url + "/privacy", "Our terms", page_kind="legal")
+    note = ok(api.post("/api/intel", json={"content": "A note", "competitorId": rival["id"]}))
+    listed = valid(IntelListSchema, ok(api.get("/api/intel?pageKind=pricing")))
+    assert [i["id"] for i in listed["intelItems"]] == [pricing.item.id]
+    assert listed["intelItems"][0]["pageKind"] == "pricing"
+    assert ok(api.get(f"/api/intel/{note['intelItem']['id']}"))["intelItem"]["pageKind"] is None
+    both = ok(api.get(f"/api/intel?competitorId={rival['id']}&pageKind=legal"))["intelItems"]
+    assert [i["pageKind"] for i in both] == ["legal"]
+    err = error(api.get("/api/intel?pageKind=brochure"), 400, "VALIDATION_ERROR")
+    assert "pageKind" in err["details"]["fields"], err
+
+
+def test_an_unchanged_page_read_as_another_kind_keeps_one_item(api):
+    rival = make_competitor(api)["competitor"]
+    url = rival["websiteUrl"].rstrip("/") + "/plans"
+    first = evidence(api.workspace_id, rival["id"], url, "Plans from $9", page_kind="other")
+    again = evidence(api.workspace_id, rival["id"], url, "Plans from $9", page_kind="pricing")
+    assert again.status == "unchanged" and again.item.id == first.item.id
+    assert ok(api.get(f"/api/intel/{first.item.id}"))["intelItem"]["pageKind"] == "pricing"

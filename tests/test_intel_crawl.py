@@ -225,3 +225,57 @@ def test_looks_like_feed_url(url, is_feed):
 )
 def test_parse_sitemap(data, expected):
     assert parse_sitemap(data) == expected
+
+
+def test_crawl_order_puts_menu_entries_of_any_label_before_posts():
+    from ci_service.intel.crawl import (
+        RANK_KEY,
+        RANK_LOW,
+        RANK_MENU,
+        RANK_NORMAL,
+        RANK_POST,
+        crawl_rank,
+    )
+
+    site = "https://example.test"
+    assert crawl_rank(site + "/what-we-do", "What we do", menu=True) == RANK_MENU
+    assert crawl_rank(site + "/what-we-do", "What we do") == RANK_NORMAL
+    assert crawl_rank(site + "/pricing/", "Plans") == RANK_KEY
+    assert crawl_rank(site + "/o-nama/", "O nama") == RANK_KEY
+    assert crawl_rank(site + "/kontakt", "") == RANK_KEY
+    assert crawl_rank(site + "/news/", "News") == RANK_KEY
+    assert crawl_rank(site + "/news/we-raised-a-round", "We raised", menu=True) == RANK_POST
+    assert crawl_rank(site + "/journal/2024/03/recap/", "Spring recap") == RANK_POST
+    assert crawl_rank(site + "/blog/tag/tips/", "Tips", menu=True) == RANK_LOW
+
+
+def test_links_know_whether_they_sit_in_the_menu():
+    from ci_service.intel.extract import extract_html
+
+    page = extract_html(
+        "<html><body><header><ul class='main-menu'><li><a href='/crew'>Crew</a></li></ul>"
+        "</header><div id='site-navigation'><a href='/offer'>Offer</a></div>"
+        "<main><p>Read <a href='/story'>our story</a>.</p></main></body></html>",
+        "https://example.test/",
+    )
+    menu = {link.url.rsplit("/", 1)[-1]: link.menu for link in page.links}
+    assert menu == {"crew": True, "offer": True, "story": False}
+
+
+def test_a_post_announcing_something_comes_before_the_rest_of_the_blog():
+    from ci_service.intel.crawl import RANK_NORMAL, RANK_POST, crawl_rank
+
+    site = "https://example.test/blog/"
+    assert crawl_rank(site + "new-tool", "we unveiled our poll tool to the world") == RANK_NORMAL
+    assert crawl_rank(site + "seed", "Example raises a seed round") == RANK_NORMAL
+    assert crawl_rank(site + "ten-tips", "Ten tips for better quizzes") == RANK_POST
+
+
+def test_a_nested_copy_of_a_site_is_not_crawled():
+    from ci_service.intel.crawl import is_mirror_copy
+
+    assert is_mirror_copy("https://example.test/example.com/team/")
+    assert is_mirror_copy("https://example.test/www.example.co.uk/about/index.html")
+    assert not is_mirror_copy("https://example.test/team/")
+    assert not is_mirror_copy("https://example.test/contact-us.html")
+    assert not is_mirror_copy("https://example.test/node.js/")  # a one-folder page name

@@ -46,6 +46,7 @@ QUERY_OTHER = {
     "since": None,
     "importance": None,
     "q": "Bravo",
+    "pageKind": None,
 }
 # Tool argument -> how to fill it with B's ids (or a plain value for non-id arguments).
 TOOL_ARGS = {

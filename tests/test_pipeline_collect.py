@@ -30,7 +30,7 @@ def test_first_run_builds_a_complete_competitor(api, site):
     assert "Austin" in profile["headquarters"]
     assert profile["employeeCount"] == "250"
     assert profile["revenue"] == "$40 million"
-    assert profile["industry"] == "Software"
+    assert profile["industry"] == "Help desk and analytics software"  # as the site says
     assert [link["url"] for link in profile["pricingLinks"]] == [site.url("/pricing")]
     assert {link["url"] for link in profile["offeringLinks"]} == {
         site.url("/products/flowdesk"),

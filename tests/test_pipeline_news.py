@@ -263,3 +263,62 @@ def test_ingest_stores_news_items_and_dated_market_events_once(make_workspace):
         assert link_news(target, crawl()) == 3
         node = GraphNode.get(GraphNode.workspace == ws.id, GraphNode.name.startswith("2024-03"))
     assert node.properties["evidenceIds"] == [items[series_b].id]
+
+
+def test_only_dated_news_pages_are_news_even_from_a_whole_site_feed():
+    """A site-wide feed lists every page: the privacy page, pricing, a date archive. Only
+    the dated posts (by their page's kind, else by title) are news, newest first."""
+    when = datetime(2024, 3, 5, tzinfo=UTC)
+
+    def kinded(path, kind, title):
+        made = page(path, "<html><body><h1>x</h1></body></html>", title=title)
+        made.kind = kind
+        return made
+
+    pages = [
+        kinded("/", "home", "Example"),
+        kinded("/privacy/", "legal", "Privacy Policy"),
+        kinded("/plans/", "pricing", "Plans"),
+        kinded("/journal/launch/", "post", "We launched"),
+    ]
+    feed = [
+        NewsEntry("Privacy Policy", BASE + "/privacy/", when, "", "feed", ""),
+        NewsEntry("Plans", BASE + "/plans/", when, "", "feed", ""),
+        NewsEntry("We launched", BASE + "/journal/launch/", when, "", "feed", ""),
+        NewsEntry("9 November 2020", BASE + "/2020/11/09/", when, "", "feed", ""),
+        NewsEntry("Terms of Service", BASE + "/tos/", when, "", "feed", ""),
+        NewsEntry("Older news", BASE + "/journal/older/", when - timedelta(days=30), "", "", ""),
+        NewsEntry("Undated thought", BASE + "/journal/undated/", None, "", "feed", ""),
+    ]
+    snapshot = SiteSnapshot(BASE + "/", pages=pages, news=feed)
+    assert [e.title for e in news_entries(snapshot)] == ["We launched", "Older news"]
+
+
+def test_an_article_whose_h1_is_the_site_logo_takes_its_title_from_the_page_title():
+    made = page(
+        "/journal/we-moved",
+        "<html><body><header><h1>Acme</h1></header><article><p>Posted March 5, 2024</p>"
+        "<p>We moved to a bigger office.</p></article></body></html>",
+        title="We moved | Acme",
+        text="Posted March 5, 2024\nWe moved to a bigger office.",
+    )
+    made.kind = "post"
+    entry = article_entry(made)
+    assert entry.title == "We moved" and day(entry) == "2024-03-05"
+
+
+def test_comments_job_posts_and_copies_of_pages_from_feeds_are_not_news():
+    when = datetime(2024, 3, 5, tzinfo=UTC)
+    home = page("/", "<html><body><h1>x</h1></body></html>", title="Acme")
+    home.kind = "home"
+    feed = [
+        NewsEntry("By: A reader", BASE + "/journal/launch/#comment-12", when, "", "feed", ""),
+        NewsEntry("Comment on We launched", BASE + "/journal/launch/", when, "", "feed", ""),
+        NewsEntry("Senior Backend Engineer", BASE + "/careers/backend/", when, "", "feed", ""),
+        NewsEntry("Acme | Tools for teams", BASE + "/b/", when, "", "feed", ""),
+        NewsEntry("We launched", BASE + "/journal/launch/", when, "", "feed", ""),
+    ]
+    snapshot = SiteSnapshot(
+        BASE + "/", pages=[home], news=feed, skipped=[(BASE + "/b/", f"duplicate of {BASE}/")]
+    )
+    assert [e.title for e in news_entries(snapshot)] == ["We launched"]

@@ -137,7 +137,7 @@ def test_a_card_of_cards_gives_the_inner_plans_with_its_features():
     ("price_html", "expected"),
     [
         ("£20 per user per month", (20.0, "GBP", "month", "per user")),
-        ("49,99 € / Monat pro Nutzer", (49.99, "EUR", None, None)),
+        ("49,99 € / Monat pro Nutzer", (49.99, "EUR", "month", "per user")),
         ("USD 1,200 / year", (1200.0, "USD", "year", None)),
         ("CHF 15 per end-user / month", (15.0, "CHF", "month", "per end-user")),
         ("A$30 flat / mo", (30.0, "AUD", "month", "flat")),

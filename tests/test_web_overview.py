@@ -523,3 +523,28 @@ def test_posts_without_csrf_are_400(web, path):
     assert wrong.status_code == 400
     assert len(web.api.get("/api/competitors").json["competitors"]) == 1
     assert len(web.api.get("/api/jobs").json["jobs"]) == 1
+
+
+def test_news_shows_newest_first_by_the_date_the_page_states(web):
+    """A collect stores a site's news newest first, so the newest stored item is the oldest
+    post: the home page and the competitor page order news by the stated date."""
+    from datetime import UTC, datetime
+
+    cid = add_competitor(web)
+    with connection():
+        for day, title in ((20, "Newest post"), (10, "Middle post"), (1, "Oldest post")):
+            intel.record_evidence(
+                web.workspace_id,
+                source_type="NEWS",
+                url=f"https://globex.example/journal/{day}",
+                title=title,
+                content=f"{title} text",
+                competitor_id=cid,
+                published_at=datetime(2019, 5, day, tzinfo=UTC),
+                page_kind="post",
+            )
+    for path, section in (("/", "<h2>Latest changes</h2>"), (f"/competitors/{cid}", 'id="news"')):
+        body = text(web.get(path)).split(section, 1)[1]
+        positions = [body.index(t) for t in ("Newest post", "Middle post", "Oldest post")]
+        assert positions == sorted(positions), path
+        assert "2019-05-20" in body

@@ -64,7 +64,18 @@ KEY_PAGE = re.compile(
     r"\b(?:about|company|team|people|leadership|management|founders?|board|story|who-we-are|"
     r"mission|pricing|plans?|prices?|products?|platform|solutions?|features?|contact|"
     r"investors?|investment|funding|press|news|newsroom|media|customers?|partners?|"
-    r"integrations?|hardware|services?)\b",
+    r"integrations?|hardware|services?|tour|overview|"
+    # the same pages in German, French, Spanish and Serbian/Croatian
+    r"preise|produkte?|unternehmen|kontakt|impressum|tarifs|produits?|equipe|contacto|"
+    r"precios|productos?|equipo|empresa|o-nama|cene|cijene|cenovnik|cjenik|proizvodi?|tim|"
+    r"usluge|kompanija)\b",
+    re.IGNORECASE,
+)
+# A post: a dated path, or a slug under a blog or news section. Posts come after the pages
+# that state who the company is and what it sells, however many the blog has.
+POST_PAGE = re.compile(
+    r"/(?:19|20)\d\d/\d{1,2}/|/(?:blogs?|news|press(?:-releases)?|insights|updates|posts|"
+    r"articles|stories|events|webinars)/[^/]+",
     re.IGNORECASE,
 )
 LOW_VALUE_PAGE = re.compile(
@@ -73,7 +84,15 @@ LOW_VALUE_PAGE = re.compile(
     r"thank-?you|wp-json)(?:/|$|[-_.])",
     re.IGNORECASE,
 )
-RANK_START, RANK_KEY, RANK_NORMAL, RANK_LOW = 0, 1, 2, 3
+# A post whose link says it announces something (a launch, a release, funding, a hire, an
+# award) is company news: it goes before the rest of the blog.
+ANNOUNCEMENT = re.compile(
+    r"\b(?:launch\w*|unveil\w*|introduc\w*|announc\w*|releas\w*|rais(?:es|ed|ing)|funding|"
+    r"acquir\w*|acquisition|partner\w*|appoint\w*|hires?|joins?|joining|available|"
+    r"availability|awards?|wins?|named)\b",
+    re.IGNORECASE,
+)
+RANK_START, RANK_KEY, RANK_MENU, RANK_NORMAL, RANK_POST, RANK_LOW = 0, 1, 2, 3, 4, 5
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 _SITEMAP_ACCEPT = "application/xml,text/xml;q=0.9,*/*;q=0.5"
 
@@ -167,14 +186,39 @@ def _dedupe_key(url: str) -> str:
     return f"{site_key(url)}{parts.path}?{parts.query}"
 
 
-def crawl_rank(url: str, text: str = "") -> int:
-    """Where a link goes in the crawl order: key pages, then the rest, then low-value ones."""
+# A first path segment named like a host ("/example.com/about/"): a nested copy of a site
+# saved by a mirroring tool, older pages that repeat the live ones.
+_HOST_SEGMENT = re.compile(
+    r"^(?:www\.)?[a-z0-9-]+(?:\.[a-z0-9-]+)*\.(?:com|net|org|io|co|ai|app|dev|info|biz|"
+    r"[a-z]{2})$",
+    re.IGNORECASE,
+)
+_PAGE_FILE = re.compile(r"\.(?:html?|php|aspx?|jsp|cgi)$", re.IGNORECASE)
+
+
+def is_mirror_copy(url: str) -> bool:
+    """Whether ``url`` lies in a nested copy of a site (its first folder is a host name)."""
+    segments = [s for s in urlsplit(url).path.split("/") if s]
+    if len(segments) < 2:
+        return False  # "/node.js/" is a page name; "/example.com/team/" is a copy
+    return bool(_HOST_SEGMENT.match(segments[0]) and not _PAGE_FILE.search(segments[0]))
+
+
+def crawl_rank(url: str, text: str = "", menu: bool = False) -> int:
+    """Where a link goes in the crawl order: key pages (by path or label), then the entries
+    of the start page's menu whatever their labels, then the rest, then posts, then
+    low-value pages."""
     path = urlsplit(url).path
     if LOW_VALUE_PAGE.search(path) or urlsplit(url).query:
         return RANK_LOW
-    segments = [s for s in path.split("/") if s]
+    segments = [s for s in path.split("/") if s and not _INDEX_FILE.match("/" + s)]
+    post = POST_PAGE.search(path) is not None
     if len(segments) <= 2 and (KEY_PAGE.search(" ".join(segments)) or KEY_PAGE.search(text)):
-        return RANK_KEY
+        return RANK_POST if post and len(segments) == 2 else RANK_KEY
+    if menu and not post:
+        return RANK_MENU  # after the pages named as key pages: a menu can be long
+    if post and not ANNOUNCEMENT.search(text):
+        return RANK_POST
     return RANK_NORMAL
 
 
@@ -313,9 +357,11 @@ class _Crawl:
         self.max_depth = max_depth
         self.max_sitemap_urls = max_sitemap_urls
 
-    def enqueue(self, url: str, depth: int, text: str = "") -> None:
+    def enqueue(self, url: str, depth: int, text: str = "", menu: bool = False) -> None:
         target = normalize_url(url)
         if target is None or site_key(target) != self.site:
+            return
+        if is_mirror_copy(target):
             return
         extension = _extension(target)
         if extension in DOCUMENT_EXTENSIONS:
@@ -326,7 +372,7 @@ class _Crawl:
             return
         elif _dedupe_key(target) not in self.seen:
             self.seen.add(_dedupe_key(target))
-            rank = crawl_rank(target, text)
+            rank = crawl_rank(target, text, menu)
             heapq.heappush(self.queue, (rank, depth, next(self.order), target))
 
     def pop(self) -> tuple[str, int]:
@@ -390,7 +436,9 @@ class _Crawl:
             for feed in page.feeds:
                 _add(crawl.feeds, feed)
             for link in page.links:
-                self.enqueue(link.url, depth + 1, link.text)
+                # The start page's menu names the site's main pages; deeper pages' menus
+                # repeat it (or are a blog's categories).
+                self.enqueue(link.url, depth + 1, link.text, link.menu and depth == 0)
             original = self.duplicate_of(final, page)
             if original is not None:
                 crawl.skipped.append((url, f"duplicate of {original}"))
@@ -427,9 +475,12 @@ def crawl_site(
     """Crawl ``start_url``'s site breadth-first, up to ``max_pages`` HTML pages.
 
     Order: the start page, then key pages (about, company, team, pricing, products,
-    contact, investors, press ... by path or link text, at most two segments deep), then
-    the rest breadth-first (links and the sitemap's URLs), then low-value pages (tags,
-    categories, archives, legal, sign-in, any URL with a query). A page already stored under
+    contact, investors, press ... by path or link text in several languages, at most two
+    segments deep), then every entry of the start page's menu whatever its label, then the
+    rest breadth-first (links and the sitemap's URLs, and posts whose link announces a
+    launch, release, funding, hire or award), then the other posts (dated paths, slugs
+    under a blog or news section), then low-value pages (tags, categories, archives, legal,
+    sign-in, any URL with a query). A page already stored under
     another URL (same canonical URL: ``rel=canonical``, tracking parameters, trailing slash,
     ``index.html``; or the same text) is skipped as a duplicate. At most ``2 * max_pages + 10``
     fetches are made, failed ones included. ``probe_feeds`` tries the
@@ -475,6 +526,7 @@ __all__ = [
     "crawl_rank",
     "crawl_site",
     "discover_sitemaps",
+    "is_mirror_copy",
     "looks_like_feed_url",
     "normalize_url",
     "parse_sitemap",

@@ -56,6 +56,9 @@ class Section:
 class Link:
     url: str
     text: str
+    # In the page's menu (a nav, header or menu element): the site's own list of its main
+    # pages, whatever their labels say.
+    menu: bool = False
 
 
 @dataclass
@@ -127,6 +130,18 @@ def _meta(doc: Any, *names: str) -> str:
     return ""
 
 
+_MENU_MARKS = re.compile(r"(?:^|[\s_-])(?:nav|navbar|navigation|menu|menubar|header)(?:$|[\s_-])")
+
+
+def _in_menu(anchor: Any) -> bool:
+    for el in anchor.iterancestors():
+        if el.tag in ("nav", "header") or el.get("role") in ("navigation", "menubar"):
+            return True
+        if _MENU_MARKS.search(f"{el.get('class', '')} {el.get('id', '')}".lower()):
+            return True
+    return False
+
+
 def _links(doc: Any, base: str) -> tuple[list[Link], list[str]]:
     links: dict[str, Link] = {}
     for anchor in doc.iter("a"):
@@ -135,7 +150,7 @@ def _links(doc: Any, base: str) -> tuple[list[Link], list[str]]:
             continue
         url = urldefrag(urljoin(base, href))[0]
         if url.startswith(("http://", "https://")) and url not in links:
-            links[url] = Link(url, _one_line(anchor.text_content()))
+            links[url] = Link(url, _one_line(anchor.text_content()), _in_menu(anchor))
     feeds: list[str] = []
     for link in doc.iter("link"):
         rel = (link.get("rel") or "").lower().split()

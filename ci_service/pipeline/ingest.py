@@ -107,6 +107,7 @@ def record_snapshot(
                 title=page.title,
                 content=page.text,
                 metadata={"description": page.description} if page.description else None,
+                page_kind=page.kind or None,
             )
         if tick:
             tick(number / total, f"Stored {page.url}")
@@ -150,6 +151,7 @@ def record_news(target: Target, snapshot: SiteSnapshot, stats: IngestStats) -> N
             content="\n".join(part for part in parts if part),
             published_at=entry.published,
             metadata={"source": entry.source} if entry.source else None,
+            page_kind="post",
         )
 
 
@@ -313,10 +315,13 @@ def link_graph(
     counts["people"] = link_people(target, snapshot, evidence)
     counts["events"] = link_news(target, snapshot, evidence)
     texts = [page.text for page in snapshot.pages] + [d.text for d in snapshot.documents]
-    topics = intel_graph.extract_topics([t for t in texts if t.strip()])
+    languages = [page.language for page in snapshot.pages] + [""] * len(snapshot.documents)
+    # Each text's stop words are its language's: a site in Serbian gives topics, not "ili".
+    topics = intel_graph.extract_topics(texts, languages=languages)
     if topics:
         with transaction():
-            counts["topics"] = len(intel_graph.link_topics(ws, owner, topics))
+            # The owner's topics are this reading's: an earlier reading's noise goes.
+            counts["topics"] = len(intel_graph.link_topics(ws, owner, topics, replace=True))
     return counts
 
 

@@ -13,9 +13,12 @@ Two page shapes, recognised by URL and headings (never by site):
   capital or digit, not a sentence, not a call to action) are the items.
 
 Items become features of the competitor's offerings, ``"<Name>"`` with a description
-saying what it is ("Integration", or the list's heading such as "Linux mP reference
-devices"), each citing its line. A list heading that names one of the offerings
-(shared words) files its items there; everything else goes to the primary offering.
+saying what it is ("Integration", or the list's heading such as "Reference boards"),
+each citing its line. Pages whose kind gives no features (posts, archives, legal, team,
+pricing ... ``product_sources.NO_FEATURE_KINDS``) are not read, and a line that is a date,
+a byline, a form field or site chrome ("Name (required)", "By Jane Doe") is no item. A list
+heading that names one of the offerings (shared words) files its items there; everything
+else goes to the primary offering.
 """
 
 from __future__ import annotations
@@ -26,6 +29,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ci_service.pipeline.evidence import Cite, EvidenceMap, sentences
+from ci_service.pipeline.product_layout import chrome_name, junk
+from ci_service.pipeline.product_sources import blocked
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 DETAIL_PATH = re.compile(
@@ -81,6 +86,8 @@ def _item_line(line: str) -> str | None:
         return None
     if re.search(r"\(\d+\)$", line):  # "Data Source (11)": a filter with its count
         return None
+    if junk(line) or chrome_name(line):  # a date, a byline, a form field, site chrome
+        return None
     return line
 
 
@@ -133,11 +140,12 @@ def _list_items(page: SitePage) -> list[Supported]:
 def extract_supported(snapshot: SiteSnapshot, company_name: str = "") -> list[Supported]:
     """Integrations and supported platforms named on the site, deduplicated by name."""
     found: dict[str, Supported] = {}
-    for page in snapshot.pages:
+    pages = [p for p in snapshot.pages if not blocked(p, features=True)]
+    for page in pages:
         detail = _detail(page, company_name)
         if detail is not None:
             found.setdefault(detail.name.casefold(), detail)
-    for page in snapshot.pages:
+    for page in pages:
         if DETAIL_PATH.search(urlsplit(page.url).path) or not _is_list_page(page):
             continue
         for item in _list_items(page):

@@ -29,8 +29,10 @@ merged with the feed entries.
 :func:`news_entries` merges everything: feed entries first, then article pages, then list
 entries; an entry with the same URL (canonical form: no ``www.``, query tracking
 parameters, fragment or trailing slash), else the same normalised title, as an earlier one
-only fills that one's missing date and summary. The result is sorted newest first
-(undated last), so it is stable across runs.
+only fills that one's missing date and summary. Only dated entries are kept (the date the
+page or feed states), and only entries of news pages (``pipeline.page_kinds``: a post or
+a news list; a whole-site feed's privacy, pricing or archive entries are not news). The
+result is sorted newest first, so it is stable across runs.
 """
 
 from __future__ import annotations
@@ -93,6 +95,11 @@ _READ_MORE = re.compile(
     r"^(?:read|learn|see|view|continue|find out|more|full story|details)\b|^[→»›>]+$",
     re.IGNORECASE,
 )
+_LIST_QUERY = re.compile(r"(?:^|&)(?:author|category|tag|cat|s|q|page)=", re.IGNORECASE)
+# The same listing saved by a mirroring tool ("index.html@author=12.html").
+_SAVED_LIST_QUERY = re.compile(r"[@?&](?:author|category|tag)=", re.IGNORECASE)
+_COMMENT = re.compile(r"#comment|[?&]replytocom=", re.IGNORECASE)
+_COMMENT_TITLE = re.compile(r"^(?:comment on |by: |re: )", re.IGNORECASE)
 _BYLINE = re.compile(r"^(?:by|posted|written|published|filed|in)\b", re.IGNORECASE)
 _SKIP_TAGS = frozenset("script style noscript template svg nav".split())
 _BLOCKS = frozenset("p li div td dd dt article section blockquote figure figcaption".split())
@@ -126,11 +133,17 @@ def parse_date(value: Any) -> datetime | None:
     return plausible_web_date(when)
 
 
-def find_date(text: str) -> datetime | None:
-    """The first plausible written date in ``text``."""
+def find_date(text: str, lang: str = "") -> datetime | None:
+    """The first plausible written date in ``text``: English forms, then (for a page in
+    another language) that language's ("12. mart 2024.", "12. März 2024")."""
     for match in _DATE.finditer(text or ""):
         if when := parse_date(match.group(0)):
             return when
+    if lang and lang != "en":
+        from ci_service.pipeline.language import find_written_date
+
+        if when := find_written_date(text, lang):
+            return plausible_web_date(when.replace(tzinfo=UTC))
     return None
 
 
@@ -172,12 +185,21 @@ def _article_json_ld(page: SitePage) -> dict[str, Any] | None:
 
 
 def _is_news_article(page: SitePage) -> bool:
-    # The URL decides, not JSON-LD: site templates often mark every page a BlogPosting.
+    # The page's kind decides (``pipeline.page_kinds``: a dated article body, read from the
+    # content); a page built without one (a test, a caller of its own) falls back to the
+    # URL. Never JSON-LD alone: site templates often mark every page a BlogPosting.
+    kind = getattr(page, "kind", "")
+    if kind:
+        return kind == "post"
     return is_article_url(page.url)
 
 
 def is_list_page(page: SitePage) -> bool:
-    """A news-section URL that is not an article, or a page titled News/Press/Blog/..."""
+    """A page classified as a news list; without a kind, a news-section URL that is not
+    an article, or a page titled News/Press/Blog/..."""
+    kind = getattr(page, "kind", "")
+    if kind:
+        return kind == "news-list"
     if _is_news_article(page):
         return False
     if _section(_segments(page.url)) is not None:
@@ -239,39 +261,50 @@ def _article_date(page: SitePage, doc: Any) -> datetime | None:
                 return when
         # The article's own <time> first: a sidebar of other posts may come earlier.
         for node in [*doc.xpath("//article//time|//main//time"), *doc.iter("time")]:
-            if when := parse_date(node.get("datetime")) or find_date(_text(node)):
+            if when := parse_date(node.get("datetime")) or find_date(_text(node), page.language):
                 return when
         heading = next(doc.iter("h1"), None)
         if heading is not None and heading.getparent() is not None:
             # A date written beside the h1 ("July 27, 2018" under the title).
             around = _text(heading.getparent())
             if len(around) <= 600:
-                if when := find_date(around.replace(_text(heading), " ")):
+                if when := find_date(around.replace(_text(heading), " "), page.language):
                     return when
-    if match := _URL_DATE.search(urlsplit(page.url).path):
+    return url_date(page.url)
+
+
+def url_date(url: str) -> datetime | None:
+    """The date a URL's path states (``/2014/09/24/slug``; day 1 when it gives a month)."""
+    if match := _URL_DATE.search(urlsplit(url).path):
         year, month, day = (int(g) if g else 1 for g in match.groups())
         return parse_date(datetime(year, month, day, tzinfo=UTC))
     return None
 
 
 def article_entry(page: SitePage, source: str = "") -> NewsEntry | None:
-    """The NewsEntry of an article page (undated when the page gives no date), else None."""
+    """The NewsEntry of an article page (undated when the page gives no date: the merge may
+    date it from a feed entry), else None."""
     if not _is_news_article(page):
         return None
     doc = _document(page)
     found = _article_json_ld(page) or {}
     heading = next(doc.iter("h1"), None) if doc is not None else None
-    title = _one_line(str(found.get("headline") or "")) or (
-        _text(heading) if heading is not None else ""
-    )
-    title = title or re.split(r"\s+[–—|·]\s+", page.title or "", maxsplit=1)[0].strip()
+    parts = [p.strip() for p in re.split(r"\s+[–—|·]\s+", page.title or "") if p.strip()]
+    h1 = _text(heading) if heading is not None else ""
+    if h1 and h1.casefold() in {p.casefold() for p in parts[1:]}:
+        h1 = ""  # the site's name in an h1 logo, not the article's title
+    title = _one_line(str(found.get("headline") or "")) or h1
+    title = title or (parts[0] if parts else "")
     summary = page.description or next(
         (line for _h, _l, text in page.sections for line in text.splitlines() if line), ""
     )
+    # A post states its date near its start ("Posted on 5 March 2024 by ...") when no
+    # markup carries it.
+    when = _article_date(page, doc) or find_date((page.text or "")[:300], page.language)
     return NewsEntry(
         (title or page.url)[:500],
         page.url,
-        _article_date(page, doc),
+        when,
         summary[:2000],
         source or (urlsplit(page.url).hostname or ""),
         "",
@@ -309,6 +342,9 @@ def _candidates(doc: Any, page: SitePage) -> dict[str, list[Any]]:
         segments = _segments(url)
         if not segments or any(s in LIST_SEGMENTS for s in segments):
             continue
+        parts = urlsplit(url)
+        if _LIST_QUERY.search(parts.query) or _SAVED_LIST_QUERY.search(parts.path):
+            continue  # an author's or a category's listing ("?author=12"), not an entry
         if _section(segments) == len(segments) - 1:
             continue  # another section's root (/press/ from /blog/)
         if _standalone(anchor):
@@ -327,7 +363,10 @@ def _standalone(anchor: Any) -> bool:
             return True
         if block.tag in _BLOCKS:
             break
-    return len(text) >= 0.4 * len(_text(block))
+    around = _text(block)
+    # A title leads its entry ("Title" <br> "date" <br> "summary" in one paragraph); a link
+    # inside an excerpt's sentence does not start it.
+    return len(text) >= 0.4 * len(around) or (len(text) >= 15 and around.startswith(text))
 
 
 def _entry_element(anchor: Any, url: str, owners: dict[Any, set[str]]) -> Any:
@@ -391,9 +430,10 @@ def list_entries(page: SitePage, source: str = "") -> list[NewsEntry]:
             continue
         when = None
         for node in entry.iter("time"):
-            if when := parse_date(node.get("datetime")) or find_date(_text(node)):
+            if when := parse_date(node.get("datetime")) or find_date(_text(node), page.language):
                 break
-        when = when or find_date(_text(entry).replace(title, " "))
+        text = _text(entry).replace(title, " ")
+        when = when or find_date(text, page.language) or url_date(url)
         if when is None:
             continue
         host = source or (urlsplit(url).hostname or "")
@@ -430,11 +470,38 @@ class _Merged:
             self._by_key.setdefault(key, known)
 
 
+def _not_news(entry: NewsEntry, kinds: dict[str, str]) -> bool:
+    """A feed entry for a page that is not news: a whole-site feed lists the privacy page,
+    the pricing page and date archives too. The fetched page's kind decides; an entry whose
+    page was not fetched is judged by its title."""
+    from ci_service.pipeline.page_kinds import NEWS_KINDS, OTHER, title_kind, url_kind
+
+    if _COMMENT.search(entry.url or "") or _COMMENT_TITLE.match(entry.title or ""):
+        return True  # a comment feed's entry: a reader's comment, not the company's news
+    kind = kinds.get(url_key(entry.url)) if entry.url else None
+    if kind:
+        return kind not in NEWS_KINDS and kind != OTHER
+    return bool(title_kind(entry.title) or (entry.url and url_kind(entry.url)))
+
+
 def news_entries(snapshot: SiteSnapshot) -> list[NewsEntry]:
-    """Feed entries, article pages and list-page entries, deduplicated, newest first."""
+    """Feed entries, article pages and list-page entries, deduplicated, newest first.
+
+    Only dated entries are news (a post's date is the one the page or feed states, never
+    the crawl time), and a feed entry whose page is a legal, utility, archive, product,
+    pricing, team or other non-news page is dropped."""
+    kinds = {url_key(p.url): p.kind for p in snapshot.pages if getattr(p, "kind", "")}
+    for page in snapshot.pages:
+        if getattr(page, "kind", "") and page.canonical:
+            kinds.setdefault(url_key(page.canonical), page.kind)
+    for url, reason in snapshot.skipped:
+        # A copy of a fetched page (an A/B copy of the home page) is what its original is.
+        if reason.startswith("duplicate of ") and (original := kinds.get(url_key(reason[13:]))):
+            kinds.setdefault(url_key(url), original)
     merged = _Merged()
     for entry in snapshot.news:
-        merged.add(entry)
+        if not _not_news(entry, kinds):
+            merged.add(entry)
     host = urlsplit(snapshot.start_url).hostname or ""
     for page in snapshot.pages:
         if entry := article_entry(page, host):
@@ -442,9 +509,9 @@ def news_entries(snapshot: SiteSnapshot) -> list[NewsEntry]:
     for page in snapshot.pages:
         for entry in list_entries(page, host):
             merged.add(entry)
-    dated = [e for e in merged.entries if e.published]
+    dated = [e for e in merged.entries if e.published and not _not_news(e, kinds)]
     dated.sort(key=lambda e: e.published, reverse=True)
-    return dated + [e for e in merged.entries if not e.published]
+    return dated
 
 
 def news_feed(snapshot: SiteSnapshot, existing: list[dict[str, Any]] | None) -> list[dict]:

@@ -4,8 +4,10 @@
 
 1. refresh-profile, "Refreshing Company Profile": crawl our ``websiteUrl``; evidence
    (scope organization), the ORGANIZATION knowledge tree and graph nodes; the profile
-   fields found (yearFounded, headquarters, employeeCount, industry, revenue, pricingLinks,
-   offeringLinks) merged into ``companyProfile``.
+   fields found by ``pipeline.profile`` (yearFounded, headquarters, employeeCount, industry
+   as the site states it, revenue, funding, customers, pricingLinks, offeringLinks, each
+   with its sources and quotes) merged into ``companyProfile``; fields the site does not
+   state are left as they were.
 2. refresh-news, "Refreshing News": feed entries and news pages into
    ``companyProfile.newsFeed`` (deduplicated by URL, newest first, at most 50), each also a
    NEWS evidence item and a MARKET_EVENT node.

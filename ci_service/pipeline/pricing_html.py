@@ -1,28 +1,40 @@
 """Plan cards in a pricing page's markup (rule 1 of :mod:`ci_service.pipeline.pricing`).
 
 The page (without script, style, nav, footer, aside, dialogs, struck-out ``<del>``/``<s>``
-prices and elements whose class or id says nav, menu, footer, cookie, consent, breadcrumb,
-sidebar, modal or popup) becomes lines: the text of each block element without its nested
-blocks, a ``<br>`` ending a line. A line is
+prices, elements whose class or id says nav, menu, footer, cookie, consent, breadcrumb,
+sidebar, modal or popup, and shop plumbing: cart, checkout, shipping, payment options,
+installments, reviews, ratings, related or recommended products) becomes lines: the text
+of each block element without its nested blocks (inline spans joined with spaces, so
+``<span>$</span><span>USD</span><span>104</span>`` is "$ USD 104"), a ``<br>`` ending a
+line. Lines inside a testimonial or quotation (``blockquote``, ``q``, a class saying
+testimonial, quotation or review, or text opening with a quotation mark) are neither prices,
+markers nor names. A line is
 
-- a *price* when it states an amount (at most 25 words: longer ones are prose, rule 4), or a
-  *marker* when the whole line is "Free", "$0", "Contact sales", "Custom" ... outside a link
-  or button;
-- a *name* when it is a heading or sits in an element whose class says title, name, plan,
-  tier, package or edition (not description, subtitle, badge), has at most six words and no
-  amount, and is not a badge ("Most popular"), a period ("Monthly") or a call to action; a
-  price line's words before its amount ("Zephyr $1,000 / MONTH") are a name too.
+- a *price* when it states an amount (at most 25 words; a sentence around an amount
+  without period or unit, "We saved $2,000 last year.", is prose, not a price), or a
+  *marker* when the whole line is "Free", "$0", "Contact sales", "Custom plans" ... outside
+  a link or button;
+- a *name* when it is a heading, a card ``<header>``, a bold line (not a list item) or sits
+  in an element whose class says title, name, plan, tier, package, edition or header (not
+  description, subtitle, badge), has at most six words and no amount, and is not a badge
+  ("Most popular"), a period ("Monthly"), a call to action, a tagline or sentence ("Simple,
+  fast" with a comma, or ending in a full stop), a trial ("14-day trial") or shop words; a
+  price line's words before its amount ("Orbit $1,000 / MONTH") are a name too.
 
 A *card group* is the lowest element, above a price or marker line, with two or more
-children that each hold a name and a price or marker; those children are the cards. A card
+children that each hold a name and a price or marker; those children are the cards (and a
+child with a name whose only price word is a button such as "Book a demo" or "Contact us"
+is an on-request card). A group where one child holds four or more amounts and markers is
+no card group (that child lists several plans: the text rules read them). A card
 that holds a card group of its own lends its name (as ``edition``) and its listed features
 to the cards inside it and gives no plan itself. A card's plan name is its first name line;
-its prices are its price lines (one plan per period, see ``pricing.prices``); without
-amounts it is free ("Free" name or line) or on request (an on-request phrase, buttons
-included); its features are its list items and checked or bulleted lines (else the short
-lines after the price), calls to action, lead-ins ("All of Free, and:") and descriptions
-left out. The same plan name and period in a second card group on the page is named with
-the heading above that group ("Pro (Self-hosted)").
+its prices are its price lines (one plan per period, see ``pricing.prices``; a price no
+line of the page text states as joined is cited by the sentence stating its amount, else
+by the joined text); without amounts it is free ("Free" name or line) or on request (an
+on-request phrase, buttons included); its features are its list items and checked or
+bulleted lines (else the short lines after the price), calls to action, lead-ins ("All of
+Free, and:") and descriptions left out. The same plan name and period in a second card
+group on the page is named with the heading above that group ("Pro (Self-hosted)").
 """
 
 from __future__ import annotations
@@ -42,17 +54,48 @@ BLOCKS = frozenset(
     "address center".split()
 )
 HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
+BOLD = frozenset("strong b".split())
+# Buttons and lines of a card without a price that say its price is asked for.
+ASK = re.compile(
+    r"\W*(?:(?:book|schedule|request|get|arrange)\s+a\s+(?:demo|call|meeting|consultation)|"
+    r"get\s+in\s+touch|contact(?:\s+(?:us|sales|our\s+team))?|enquire(?:\s+now)?|"
+    r"inquire(?:\s+now)?|speak\s+to\s+(?:us|sales|an?\s+expert))\W*",
+    re.IGNORECASE,
+)
 # Besides chrome (intel.boilerplate.strip_chrome): code, forms' selects, frames, and struck-out
 # prices ("<del>$12</del> $9").
 DROP = ("script style svg select iframe del s strike").split()
-TITLE = re.compile(r"title|name|plan|tier|package|edition|heading", re.IGNORECASE)
+TITLE = re.compile(
+    r"title|name|plan|tier|package|edition|heading|(?<![a-z])head(?:er|line)?(?![a-z])",
+    re.IGNORECASE,
+)
 DESCRIPTION = re.compile(r"desc|subtitle|tagline|summary|badge|ribbon|lead\b", re.IGNORECASE)
 PRICE_CLASS = re.compile(r"price|amount|cost", re.IGNORECASE)
 NOT_A_NAME = re.compile(
     r"\W*(?:most\s+popular|popular|recommended|best\s+value|new|save\s+\d+\s*%?|\d+\s*%\s+off|"
     r"limited\s+offer|coming\s+soon|get\s+started|sign\s+up|buy\s+now|start\s+(?:free\s+)?trial|"
     r"try\s+(?:it\s+)?(?:for\s+)?free|learn\s+more|monthly|annually|yearly|annual|per\s+month|"
-    r"per\s+year|billed\s+\w+|from|only|starting\s+at|just|pricing|plans?|features?)\W*",
+    r"per\s+year|billed\s+\w+|from|only|starting\s+at|just|pricing|plans?|features?|prices?|"
+    r"costs?|fees?|salary|"
+    r"add\s+to\s+(?:cart|basket|bag)|buy|quantity|qty|in\s+stock|out\s+of\s+stock|reviews?|"
+    r"(?:customer\s+)?ratings?|related\s+products?|you\s+may\s+also\s+like|shipping|"
+    r"delivery|returns?|payment(?:\s+(?:options|methods))?|sub-?total|total|checkout|cart|"
+    r"testimonials?|faqs?|frequently\s+asked\s+questions)\W*",
+    re.IGNORECASE,
+)
+# Words of testimonials and quotations: a figure in them ("$75,000 in revenue") is no price.
+QUOTED_CLASS = re.compile(
+    r"(?:^|[\s_-])(?:testimonials?|blockquote|pull-?quote|quotation|reviews?|ratings?|"
+    r"customer-stor(?:y|ies)|case-stud(?:y|ies))(?:$|[\s_-])",
+    re.IGNORECASE,
+)
+QUOTED_TAGS = frozenset("blockquote q cite".split())
+# Shop plumbing around a product's price: cart, payment options, shipping, reviews, related
+# or recommended products (class or id words, read as tokens split at "-", "_" or spaces).
+PLUMBING_CLASS = re.compile(
+    r"(?:^|[\s_-])(?:cart|mini-?cart|basket|checkout|shipping|delivery-info|payment-(?:options|"
+    r"methods|icons)|installments?|klarna|afterpay|reviews?|ratings?|star-rating|related|"
+    r"upsells?|cross-?sells?|recently-viewed|also-bought|wishlist|recommendations?)(?:$|[\s_-])",
     re.IGNORECASE,
 )
 GLYPH = re.compile(r"^[✓✔✅☑•·*+–-]\s*")
@@ -67,13 +110,28 @@ class Line:
     classes: str  # class and id of the block and of the inline elements in the line
     action: bool  # all its text is inside links or buttons
     listed: bool  # a list item, or a line starting with a check mark or bullet
+    quoted: bool = False  # inside a testimonial or quotation
+    bold: bool = False  # all its text is bold (<strong>, <b>)
+
+
+def _quoted(el: Any, text: str) -> bool:
+    if pricing.is_quoted(text):
+        return True
+    for node in (el, *el.iterancestors()):
+        if node.tag in QUOTED_TAGS or QUOTED_CLASS.search(_attrs(node).replace("_", "-")):
+            return True
+    return False
 
 
 def _attrs(el: Any) -> str:
     return f"{el.get('class') or ''} {el.get('id') or ''}".strip()
 
 
-def _tree(html: str) -> Any:
+def norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def _tree(html: str, skipped: set[str] | None = None) -> Any:
     import lxml.html
 
     try:
@@ -83,26 +141,40 @@ def _tree(html: str) -> Any:
         return None
     body = doc.find("body")
     root = body if body is not None else doc
-    return strip_chrome(root, DROP)
+    root = strip_chrome(root, DROP)
+    doomed = [
+        el
+        for el in root.iterdescendants()
+        if isinstance(el.tag, str) and PLUMBING_CLASS.search(_attrs(el).replace("_", "-"))
+    ]
+    for el in doomed:
+        if el.getparent() is not None and el.find(".//h1") is None:
+            if skipped is not None:
+                skipped.update(norm(line.text) for line in _lines(el))
+            el.drop_tree()
+    return root
 
 
 def _lines(root: Any) -> list[Line]:
     out: list[Line] = []
 
     def walk(el: Any, in_action: bool) -> None:
-        parts: list[tuple[str, bool, str]] = []
+        parts: list[tuple[str, bool, str, bool]] = []
 
         def flush() -> None:
-            text = " ".join(" ".join(t for t, _a, _c in parts).split())
+            text = " ".join(" ".join(t for t, _a, _c, _b in parts).split())
             if text and len(out) < MAX_LINES:
-                action = all(a for t, a, _c in parts if t.strip())
-                classes = " ".join([_attrs(el)] + [c for _t, _a, c in parts if c])
+                action = all(a for t, a, _c, _b in parts if t.strip())
+                classes = " ".join([_attrs(el)] + [c for _t, _a, c, _b in parts if c])
                 listed = el.tag in ("li", "dd") or bool(GLYPH.match(text))
-                out.append(Line(text, el, el.tag in HEADINGS, classes, action, listed))
+                heading = el.tag in HEADINGS or el.tag == "header"
+                bold = all(b for t, _a, _c, b in parts if t.strip())
+                line = Line(text, el, heading, classes, action, listed, _quoted(el, text), bold)
+                out.append(line)
             parts.clear()
 
         if el.text:
-            parts.append((el.text, in_action, ""))
+            parts.append((el.text, in_action, "", False))
         for child in el:
             if isinstance(child.tag, str):
                 action = in_action or child.tag in ("a", "button")
@@ -114,22 +186,34 @@ def _lines(root: Any) -> list[Line]:
                     flush()
                     walk(child, action)
                 else:
-                    parts.append((child.text_content(), action, _attrs(child)))
+                    bold = child.tag in BOLD
+                    parts.append((child.text_content(), action, _attrs(child), bold))
             if child.tail:
-                parts.append((child.tail, in_action, ""))
+                parts.append((child.tail, in_action, "", False))
         flush()
 
     walk(root, False)
     return out
 
 
+def _name_like(text: str) -> bool:
+    """A plan name, not a tagline, sentence, trial or shop word ("Simple, fast" is no name)."""
+    return not (
+        ", " in text
+        or text.endswith((".", "!", "?"))
+        or pricing.TRIAL.search(text)
+        or pricing.is_plumbing(text)
+        or pricing.is_quoted(text)
+    )
+
+
 def _label(line: Line) -> str:
     """The words in front of a price line's first amount, when they can name a plan."""
     match = pricing.AMOUNT.search(line.text)
-    if not match or line.action:
+    if not match or line.action or line.quoted:
         return ""
     words = line.text[: match.start()].strip(" :–—-|")
-    if not words or len(words.split()) > 4 or re.search(r"\d", words):
+    if not words or len(words.split()) > 4 or re.search(r"\d", words) or not _name_like(words):
         return ""
     if NOT_A_NAME.fullmatch(words) or pricing.is_on_request(words):
         return ""
@@ -145,12 +229,15 @@ class _Page:
         self.name: list[str] = []
         for i, line in enumerate(self.lines):
             nxt = self.lines[i + 1].text if i + 1 < len(self.lines) else ""
-            short = len(line.text.split()) <= 25
+            short = len(line.text.split()) <= 25 and not line.quoted
             found = pricing.prices(line.text, nxt) if short else []
+            if pricing.is_prose(line.text, found):
+                found = []
             self.price.append(found)
             self.marker.append(
                 not found
                 and not line.action
+                and not line.quoted
                 and (pricing.is_free(line.text) or pricing.is_on_request(line.text))
             )
             self.name.append(self._name(line) or (_label(line) if found else ""))
@@ -161,9 +248,12 @@ class _Page:
 
     def _name(self, line: Line) -> str:
         text = line.text.strip(" :")
-        if line.action or not text or len(text.split()) > 6 or pricing.AMOUNT.search(text):
+        if line.action or line.quoted or not text or len(text.split()) > 6:
             return ""
-        if not (line.heading or TITLE.search(line.classes)) or DESCRIPTION.search(line.classes):
+        if pricing.AMOUNT.search(text) or not _name_like(text):
+            return ""
+        titled = line.heading or TITLE.search(line.classes) or (line.bold and not line.listed)
+        if not titled or DESCRIPTION.search(line.classes):
             return ""
         if NOT_A_NAME.fullmatch(text) or pricing.is_on_request(text):
             return ""
@@ -175,6 +265,12 @@ class _Page:
     def cardish(self, el: Any) -> bool:
         held = self.inside.get(el, [])
         return any(self.priced(i) for i in held) and any(self.name[i] for i in held)
+
+    def asking(self, el: Any) -> bool:
+        """A card without a price whose button asks for one ("Enterprise" + "Book a demo")."""
+        held = self.inside.get(el, [])
+        texts = [self.lines[i].text for i in held]
+        return any(self.name[i] for i in held) and any(ASK.fullmatch(t) for t in texts)
 
     def groups(self) -> list[Any]:
         found: list[Any] = []
@@ -235,8 +331,10 @@ def _card(page: _Page, held: list[int], edition: str, inherited: list[str]) -> l
         quote = pricing.find_quote(text, f"{before} {line}" if before else "", line)
         for plan in pricing.plans_from_price(name, page.price[i], url, quote, **extra):
             if plan.cite is None:
+                # No line of the text holds the price as the markup joins it (split spans):
+                # the sentence stating the amount, else the joined text itself.
                 found = pricing.amount_quote(text, plan.price or 0.0, name)
-                plan.cite = pricing.Cite(url, found) if found else None
+                plan.cite = pricing.Cite(url, found or line)
             if all(p.period != plan.period for p in plans):
                 plans.append(plan)
     if plans:
@@ -244,18 +342,26 @@ def _card(page: _Page, held: list[int], edition: str, inherited: list[str]) -> l
     lines = [page.lines[i].text for i in held]
     free = next((x for x in lines if pricing.is_free(x)), None)
     if free is not None or re.match(r"free\b", name, re.IGNORECASE):
-        quote = pricing.find_quote(text, free or "", name_line)
+        quote = pricing.find_quote(text, f"{name_line} {free or ''}", free or "", name_line)
         cite = pricing.Cite(url, quote) if quote else None
         plan = PlanDraft(name, 0.0, None, None, None, price_text=free or name, cite=cite)
         plan.page_url, plan.edition, plan.features = url, edition, features
         return [plan]
     asked = next((x for x in lines if pricing.is_on_request(x)), None)
+    asked = asked or next((x for x in lines if ASK.fullmatch(x)), None)
     if asked is None:
         return []
-    quote = pricing.find_quote(text, f"{name_line} {asked}", asked)
+    quote = pricing.find_quote(text, f"{name_line} {asked}", asked, name_line)
     plan = pricing.on_request_plan(name, asked, url, quote, edition=edition)
     plan.features = features
     return [plan]
+
+
+def _container(page: _Page, held: list[int]) -> bool:
+    """A block holding several plans' prices (four amounts or markers), not one plan's card:
+    its group is no card group."""
+    amounts = {p.amount for i in held for p in page.price[i]}
+    return len(amounts) + sum(page.marker[i] for i in held) >= 4
 
 
 def _heading_before(page: _Page, first: int) -> str:
@@ -265,14 +371,17 @@ def _heading_before(page: _Page, first: int) -> str:
     return ""
 
 
-def card_plans(page: SitePage) -> list[PlanDraft]:
-    """The plans of the page's card groups (see the module rules)."""
-    root = _tree(page.html)
+def card_plans(page: SitePage, skipped: set[str] | None = None) -> list[PlanDraft]:
+    """The plans of the page's card groups (see the module rules). ``skipped`` receives the
+    (normalized) lines no rule may read a plan from: shop plumbing and quotations."""
+    root = _tree(page.html, skipped)
     if root is None:
         return []
     parsed = _Page(page, root)
+    if skipped is not None:
+        skipped.update(norm(line.text) for line in parsed.lines if line.quoted)
     groups = parsed.groups()
-    cards = {id(g): [c for c in g if parsed.cardish(c)] for g in groups}
+    cards = {id(g): [c for c in g if parsed.cardish(c) or parsed.asking(c)] for g in groups}
     outer: dict[int, tuple[str, list[str]]] = {}  # id(group) -> (edition, features)
     for group in groups:
         for card in cards[id(group)]:
@@ -292,6 +401,9 @@ def card_plans(page: SitePage) -> list[PlanDraft]:
         for card in cards[id(group)]:
             if any(g is not group and card in set(g.iterancestors()) for g in groups):
                 continue  # an outer card: its inner cards are the plans
+            if _container(parsed, parsed.inside.get(card, [])):
+                found = []
+                break
             found += _card(parsed, parsed.inside.get(card, []), edition, inherited)
         if any((p.name.casefold(), p.period) in seen for p in found):
             first = min(parsed.inside.get(group, [0]))

@@ -9,8 +9,10 @@ the navigation bar, not one of its menus). A label without such links is a singl
 
 :func:`blocks` renders the page content as ordered blocks (headings, texts, list items,
 standalone links), skipping scripts, ``nav``, ``footer``, the site header (a ``header``
-holding a ``nav``), ``aside``, forms, blockquotes and elements whose class or id says
-cookie, consent, testimonial, quote, review, newsletter, breadcrumb, modal or popup.
+holding a ``nav``), ``aside``, forms, blockquotes, ``time`` and elements whose class or id
+says cookie, consent, testimonial, quote, review, newsletter, breadcrumb, modal or popup,
+or (as a word or word part) comment, byline, author, meta, share, related or footer; never
+the body or an element holding the h1. A table's header cell heads its column's links.
 :func:`cards` groups them: a heading and what follows it up to the next heading, with the
 closest higher-level heading before it as its ``group``.
 
@@ -31,9 +33,16 @@ _LABEL_TAGS = frozenset("a button span summary strong b p label h2 h3 h4 h5 h6 d
 _CONTAINER_STOP = frozenset("ul ol nav header footer body html main".split())
 _MENU_CLASS = re.compile(r"dropdown|menu|mega|submenu|flyout|column|col\b", re.IGNORECASE)
 MAX_MENU_LINKS = 30
-# Besides chrome (intel.boilerplate): code, forms, quotations (testimonials are not features).
-_SKIP_TAGS = frozenset("script style svg form select blockquote q iframe".split())
+# Besides chrome (intel.boilerplate): code, forms, quotations (testimonials are not features),
+# dates; and the parts of a post or shop page around its content: comments, bylines, post
+# meta, share buttons, related items, page-builder footers (by class/id word or word part,
+# e.g. "comment-respond", "entry-meta", "builder-location-footer").
+_SKIP_TAGS = frozenset("script style svg form select blockquote q iframe time".split())
 _SKIP_CLASS = re.compile(r"testimonial|quote|review|newsletter|banner-top", re.IGNORECASE)
+_SKIP_WORDS = frozenset(
+    """comment comments respond reply byline author meta postmeta entry-meta post-meta
+    share sharing sharedaddy social related upsells cross-sells tags tagcloud footer""".split()
+)
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _TEXT_TAGS = frozenset("p dd dt td th figcaption address pre".split())
 _ITEM_TAGS = frozenset(("li",))
@@ -125,6 +134,23 @@ def _menu_container(label_el: Any) -> Any:
     return None
 
 
+def _column_links(label_el: Any, container: Any, base: str) -> list[tuple[str, str]] | None:
+    """A label in a table's header cell heads its column: the links of the cells below it
+    (a footer laid out as a table of "Product | Company | Latest" columns). None when the
+    label is not in a table cell."""
+    cell = next((a for a in label_el.iterancestors("td", "th")), None)
+    row = cell.getparent() if cell is not None else None
+    if row is None or row.tag != "tr" or container.tag not in ("table", "tbody", "thead"):
+        return None
+    column = [c for c in row if isinstance(c.tag, str)].index(cell)
+    out: list[tuple[str, str]] = []
+    for other in container.iter("tr"):
+        cells = [c for c in other if isinstance(c.tag, str) and c.tag in ("td", "th")]
+        if other is not row and column < len(cells):
+            out.extend(_links_in(cells[column], base))
+    return out
+
+
 def menus(html: str, base: str) -> list[Menu]:
     """The Product/Platform/Solutions/Features menus of the page (see module docstring)."""
     doc = _parse(html)
@@ -149,9 +175,10 @@ def menus(html: str, base: str) -> list[Menu]:
             if id(container) in seen:
                 continue
             seen.add(id(container))
+            links = _column_links(el, container, base)
             items = [
                 (url, name)
-                for url, name in _links_in(container, base)
+                for url, name in (_links_in(container, base) if links is None else links)
                 if name and not MENU_LABEL.match(name)
             ]
             found.append(Menu(text, own_url, items))
@@ -163,12 +190,22 @@ def menus(html: str, base: str) -> list[Menu]:
 # -- content blocks --------------------------------------------------------------------------
 
 
+def _skip_marked(el: Any) -> bool:
+    """A testimonial, review, comment, byline ... element by its class or id; never the
+    body or a wrapper of the content (one that holds the h1)."""
+    mark = marks(el)
+    tokens = {t for token in mark.lower().split() for t in (token, *re.split(r"[-_]", token))}
+    if not (_SKIP_CLASS.search(mark) or tokens & _SKIP_WORDS):
+        return False
+    return el.tag not in ("body", "html", "main", "article") and el.find(".//h1") is None
+
+
 def _skipped(el: Any, body_size: int) -> bool:
     if not isinstance(el.tag, str) or el.tag in _SKIP_TAGS or is_chrome_element(el):
         return True
     if el.tag == "header" and el.find(".//nav") is not None:
         return is_site_frame(el, body_size)  # the site header (logo and navigation)
-    return bool(_SKIP_CLASS.search(marks(el)))
+    return _skip_marked(el)
 
 
 def _has_blocks(el: Any) -> bool:
@@ -241,11 +278,12 @@ def cards(items: list[Block]) -> list[Card]:
 
 
 def same_page(a: str, b: str) -> bool:
-    """Whether two URLs name one page (trailing slash, ``index.html``, query aside)."""
+    """Whether two URLs name one page (trailing slash, ``index.html``, ``x.html`` for
+    ``x/``, query aside)."""
 
     def key(url: str) -> tuple[str, str]:
         parts = urlsplit(url)
-        path = re.sub(r"/index\.html?$", "/", parts.path or "/").rstrip("/")
+        path = re.sub(r"(?:/index)?\.html?$", "", parts.path or "/").rstrip("/")
         return parts.netloc.lower().removeprefix("www."), path
 
     return key(a) == key(b)
@@ -254,15 +292,21 @@ def same_page(a: str, b: str) -> bool:
 # -- features --------------------------------------------------------------------------------
 
 FEATURE_HEADING = re.compile(
-    r"feature|capabilit|highlight|what you get|what's included|includes|key benefits",
+    r"feature|capabilit|highlight|what you get|what's included|includes|key benefits|"
+    r"funkcij|mogu\u0107nost|karakteristik|funktion|fonctionnalit|caracter\u00edstica",
     re.IGNORECASE,
 )
-BENEFIT_HEADING = re.compile(r"\bwhy\b|benefit|advantage", re.IGNORECASE)
+BENEFIT_HEADING = re.compile(
+    r"\bwhy\b|benefit|advantage|za\u0161to|prednost|warum|vorteil|pourquoi|avantage|"
+    r"por qu\u00e9|ventaja",
+    re.IGNORECASE,
+)
 # Card grids under these group headings list audiences, partners or questions, not features.
 NOT_FEATURE_GROUP = re.compile(
     r"industr|businesses|customers|clients|partner|who (?:uses|is)|use cases|trusted|loved by|"
     r"testimonial|faq|frequently asked|questions|news|blog|latest|articles|team|people|"
-    r"pricing|plans|\bwhy\b|benefit",
+    r"pricing|plans|\bwhy\b|benefit|as seen|featured (?:in|on)|in the press|what .{0,20}say|"
+    r"comments?\b|leave a|related|awards",
     re.IGNORECASE,
 )
 CTA = re.compile(
@@ -289,7 +333,27 @@ DATE = re.compile(
     r"\b\d{4}-\d{2}-\d{2}\b",
     re.IGNORECASE,
 )
-_QUOTED = re.compile(r"^[\"“”„'‘’«]")
+_QUOTED = re.compile(r"^[\"“”„'‘’«·•|]")
+# A byline, a form field or a post's meta line: "By Jane Doe", "Name (required)",
+# "Posted in News", "Leave a comment", "Tags: ...".
+_META_LINE = re.compile(
+    r"^(?:posted (?:by|in|on)|written by|filed under)\b|^(?:tags?|categor(?:y|ies))\s*:|"
+    r"(?-i:^By\s+[A-Z][\w.'’-]*(?:\s+[A-Z][\w.'’-]*){0,2}$)|"
+    r"\((?:required|optional)\)|^(?:leave a (?:comment|reply)|reply|\d+ comments?)\b",
+    re.IGNORECASE,
+)
+# Site chrome and shop plumbing that menus, footers and shop pages name: never a product or
+# feature name on its own.
+CHROME_NAMES = frozenset(
+    p.strip()
+    for p in """reviews, review, related products, related, services, resources, phone,
+    telephone, email, e-mail, location, locations, address, website, comment, comments,
+    name, message, let's connect, lets connect, get in touch, contact, contact us, glossary,
+    getting started, get started, support, help, cart, checkout, basket, payment, payments,
+    payment options, shipping, my account, account, wishlist, description,
+    additional information, downloads, documentation, docs, faq, faqs, overview, tour, demo,
+    videos, login, log in, sign in, sign up, search, home, menu, more""".split(",")
+)
 _NUMBERING = re.compile(r"^\s*(?:\d{1,2}[.)]|0\d|[ivx]{1,4}\.)\s+", re.IGNORECASE)
 _SPLIT = re.compile(r"\s*(?::|\s[–—-]\s)\s*")
 MIN_GRID = 3
@@ -306,7 +370,14 @@ def junk(text: str) -> bool:
         or PRICE.search(text)
         or DATE.search(text)
         or _QUOTED.match(text)
+        or _META_LINE.search(text)
     )
+
+
+def chrome_name(name: str) -> bool:
+    """Site chrome or shop plumbing as a whole name ("Reviews", "Let's connect", "Cart")."""
+    key = " ".join(re.sub(r"[^\w\s'&-]", " ", name.replace("’", "'")).split()).casefold()
+    return key in CHROME_NAMES
 
 
 def strip_numbering(heading: str) -> str:
@@ -315,7 +386,13 @@ def strip_numbering(heading: str) -> str:
 
 def feature_name_ok(name: str) -> bool:
     words = name.split()
-    return 1 <= len(words) <= 8 and len(name) <= 80 and not name.endswith("?") and not junk(name)
+    return (
+        1 <= len(words) <= 8
+        and len(name) <= 80
+        and not name.endswith("?")
+        and not junk(name)
+        and not chrome_name(name)
+    )
 
 
 def split_line(line: str) -> tuple[str, str] | None:
@@ -329,90 +406,3 @@ def split_line(line: str) -> tuple[str, str] | None:
         name, description = name[:80].rsplit(" ", 1)[0], line
     name = name.strip(" .:")
     return (name, description.strip()) if name and not junk(name) else None
-
-
-@dataclass
-class FoundFeature:
-    name: str
-    description: str
-    quotes: list[str]  # verbatim candidates for the cite, best first
-    scope: str  # the text around it (group, heading), to tell which product it belongs to
-
-
-def _grid_member(card: Card) -> bool:
-    heading = strip_numbering(card.heading)
-    return (
-        not card.items
-        and 1 <= len(card.texts) <= 2
-        and 2 <= len(card.texts[0].split())
-        and len(card.texts[0]) <= 300
-        and feature_name_ok(heading)
-    )
-
-
-def html_features(found_cards: list[Card]) -> list[FoundFeature]:
-    """Card grids (three or more cards in a row: a heading and a short text each, at one
-    level under one group heading) and lists under a feature heading."""
-    out: list[FoundFeature] = []
-    run: list[Card] = []
-
-    def close() -> None:
-        if len(run) >= MIN_GRID and not NOT_FEATURE_GROUP.search(run[0].group):
-            for card in run:
-                name, text = strip_numbering(card.heading), card.texts[0]
-                if junk(text):
-                    continue
-                quotes = [f"{card.heading} {text}", text, card.heading]
-                out.append(FoundFeature(name, text, quotes, f"{card.group} {name}"))
-        run.clear()
-
-    for card in found_cards:
-        same_grid = bool(run) and (run[-1].level, run[-1].group) == (card.level, card.group)
-        if not same_grid:
-            close()
-        if _grid_member(card):
-            run.append(card)
-        intro = " ".join([card.heading, *card.texts[-1:]])
-        if len(card.items) >= 2 and FEATURE_HEADING.search(intro):
-            scope = " ".join([card.group, card.heading, *card.texts])
-            for line in card.items:
-                parts = split_line(line)
-                if parts:
-                    out.append(FoundFeature(parts[0], parts[1], [line, parts[0]], scope))
-    close()
-    return out
-
-
-def benefit_lines(found_cards: list[Card]) -> list[str]:
-    """ "Heading: text" of the cards under a "Why ..."/benefits heading."""
-    out = []
-    for card in found_cards:
-        if BENEFIT_HEADING.search(card.group) and card.texts and not junk(card.heading):
-            out.append(f"{card.heading}: {card.texts[0]}"[:300])
-    return out
-
-
-def section_features(sections: list[tuple[str, int, str]]) -> list[FoundFeature]:
-    """Without HTML: the lines under headings that mention features (else the page's h2/h3
-    headings with their first line)."""
-    out: list[FoundFeature] = []
-    for heading, _level, text in sections:
-        if FEATURE_HEADING.search(heading or ""):
-            for line in text.splitlines():
-                parts = split_line(line)
-                if parts:
-                    out.append(FoundFeature(parts[0], parts[1], [line.strip()], heading))
-    if out:
-        return out
-    for heading, level, text in sections:
-        heading = (heading or "").strip()
-        if level not in (2, 3) or not feature_name_ok(heading):
-            continue
-        if FEATURE_HEADING.search(heading) or NOT_FEATURE_GROUP.search(heading):
-            continue
-        first = text.splitlines()[0][:300] if text else ""
-        if first and junk(first):
-            first = ""
-        quotes = [f"{heading} {first}", first, heading] if first else [heading]
-        out.append(FoundFeature(heading, first, quotes, heading))
-    return out

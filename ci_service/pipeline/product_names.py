@@ -1,15 +1,19 @@
 """Product names and the sentences that cite them (``products`` discovery helpers).
 
-- :func:`site_name`: the competitor's name, else the part of the home page title other
-  titles share ("Acme | Build apps", "Pricing | Acme" -> "Acme"), else the home page's
-  JSON-LD WebSite/Organization name.
+- :func:`site_name`: the competitor's name (as the site spells it when that is the same
+  name: "acme io" -> "Acme.io"), else the site's ``og:site_name`` or the part of the home
+  page title other titles share ("Acme | Build apps", "Pricing | Acme" -> "Acme"), else the
+  home page's JSON-LD WebSite/Organization name.
 - :func:`name_ok`: one to six words, a letter, not a sentence (no final punctuation, not
   opening with we/our/how/why/meet/introducing ...), not a call to action, boilerplate,
-  price or date, and not only generic words ("Overview", "All products", "Hardware").
+  price, date or site chrome ("Reviews", "Glossary"), and not only generic words
+  ("Overview", "All products", "Hardware", or the plural of the other products' shared
+  kind: "Cloudsuites" beside "Acme Cloudsuite" and "Beta Cloudsuite").
 - :func:`natural_case`: an ALL-CAPS or all-lower-case name as the text writes it.
 - :func:`mention`: the sentence of the page texts that best names a product (earlier pages
   first; starting with or defining the name, sharing words with its description; never a
-  navigation line holding three or more of the page's link texts, never a bare heading).
+  navigation line holding three or more of the page's link texts, never a bare heading
+  or a byline; short lines rank below sentences).
 - :func:`defining_sentence` / :func:`used_as_product`: whether the company's own name is
   its product ("<Company> is an open-source low-code platform ...", "build with X").
 """
@@ -29,7 +33,7 @@ GENERIC_WORDS = frozenset(
     features feature pricing plans plan hardware software services service integrations
     integration partners customers resources docs documentation blog news about company
     careers contact support home enterprise security apps app tools tool more new by for and
-    industries industry use cases case teams team microplatforms""".split()
+    industries industry use cases case teams team tour benefits""".split()
 )
 PRODUCT_NOUNS = (
     r"platform|software|tool|toolkit|toolbox|app|application|builder|service|solution|"
@@ -45,21 +49,18 @@ _STOP = frozenset("a an the and or of for to in on with is are be by your you ou
 
 
 def site_name(snapshot: SiteSnapshot, company_name: str = "") -> str:
-    """``company_name``, else the part of the home page's title that other titles share
-    ("Acme | Build apps" and "Pricing | Acme" -> "Acme"), else the home page's JSON-LD
+    """``company_name`` (spelled as the site spells the same name), else the site's
+    ``og:site_name`` or the part of the home page's title that other titles share ("Acme |
+    Build apps" and "Pricing | Acme" -> "Acme"), else the home page's JSON-LD
     WebSite/Organization name."""
-    if company_name and company_name.strip():
-        return company_name.strip()
+    from ci_service.pipeline.product_sources import brand
+
     if not snapshot.pages:
-        return ""
+        return company_name.strip()
+    found = brand(snapshot.pages, TITLE_SPLIT, company_name)
+    if found:
+        return found
     home = next((p for p in snapshot.pages if p.depth == 0), snapshot.pages[0])
-    counts: Counter[str] = Counter()
-    for page in snapshot.pages:
-        counts.update({p.strip() for p in TITLE_SPLIT.split(page.title or "") if p.strip()})
-    parts = [p.strip() for p in TITLE_SPLIT.split(home.title or "") if 1 <= len(p.split()) <= 3]
-    shared = sorted(parts, key=lambda p: -counts[p])
-    if shared and counts[shared[0]] >= 2:
-        return shared[0]
     for block in home.json_ld or []:
         if isinstance(block, dict) and block.get("@type") in ("WebSite", "Organization"):
             name = TITLE_SPLIT.split(str(block.get("name") or ""), maxsplit=1)[0].strip()
@@ -74,7 +75,7 @@ def name_ok(name: str) -> bool:
         return False
     if name.endswith((".", "!", "?", ":", ",", ";")) or _NOT_NAME_START.match(name):
         return False
-    if layout.junk(name) or "|" in name:
+    if layout.junk(name) or "|" in name or layout.chrome_name(name):
         return False
     return not all(w in GENERIC_WORDS for w in taxonomy.normalize(name).split())
 
@@ -84,9 +85,9 @@ def name_pattern(name: str) -> re.Pattern[str]:
 
 
 def natural_case(name: str, pages: list[SitePage]) -> str:
-    """An ALL-CAPS or all-lower-case name as the text writes it most often ("LINUX
-    MICROPLATFORM" -> "Linux microPlatform", "acme" -> "Acme"); title case for ALL CAPS the
-    text never writes otherwise."""
+    """An ALL-CAPS or all-lower-case name as the text writes it most often ("ACME
+    CLOUDSUITE" -> "Acme cloudSuite", "acme" -> "Acme"); title case for ALL CAPS the text
+    never writes otherwise."""
     if not (name.isupper() or name.islower()):
         return name
     pattern = name_pattern(name)
@@ -98,6 +99,8 @@ def natural_case(name: str, pages: list[SitePage]) -> str:
     mixed = [s for s, _n in spellings.most_common() if not s.islower()]
     if mixed:
         return mixed[0]
+    if name.isupper() and len(name) <= 5 and " " not in name:
+        return name  # an acronym ("SDK", "CRM")
     return " ".join(w.capitalize() for w in name.split()) if name.isupper() else name
 
 
@@ -122,6 +125,8 @@ def mention(name: str, pages: list[SitePage], description: str = "") -> Cite | N
             score += 2 * bool(starts.search(sentence)) + 2 * bool(defines.search(sentence))
             if taxonomy.normalize(sentence) == taxonomy.normalize(name):
                 score -= 3  # a heading that only names it says nothing about it
+            elif len(sentence.split()) < 4:
+                score -= 2  # a label or a byline ("CEO, Acme"), not a sentence about it
             if best is None or score > best[0]:
                 best = (score, Cite(page.url, sentence))
     return best[1] if best else None

@@ -2,8 +2,12 @@
 
 Deterministic rules (README "Intel pipeline"); pages under blog, news, press, insights,
 tag/category, author, careers, legal, integration, docs, pricing, about/company/team,
-contact and login paths (and dated paths such as ``/2020/05/``) are never product pages.
-Products come from, in this order:
+contact and login paths (and dated paths such as ``/2020/05/``) are never product pages,
+and neither are pages whose kind (``SitePage.kind``, ``page_kinds``) is legal, utility,
+archive, post, news list, careers, team, contact, customer or about
+(``product_sources.NO_OFFERING_KINDS``; pricing pages give no features either). A shop
+item page selling a payment, fee or deposit is not a product. Products come from, in
+this order:
 
 1. product pages: a page with a schema.org Product/SoftwareApplication/Service in its
    JSON-LD, or whose path sits below ``/product(s)/``, ``/solution(s)/`` or
@@ -12,7 +16,10 @@ Products come from, in this order:
 2. the site's menus (``product_layout.menus``): the links under a Products / Platform /
    Solutions menu of the navigation or a footer column, except links back to the menu's
    own page or the home page, other sites, excluded paths, generic words ("Pricing",
-   "Hardware", "Overview") and "For <audience>" solutions.
+   "Hardware", "Overview") and "For <audience>" solutions. An entry is a product only when
+   its page is a product page (by kind, when pages have one) and the site's text uses its
+   name as a name (``product_sources.in_prose``: not only in headings and menus).
+2b. menus of any label (``product_extras.navigation``, pages with kinds): see there.
 3. cards and sections of the home page and of product listing pages (``/products/``, the
    target of a plural Products link): a name-like heading (one to six words, not a
    sentence, a call to action or only generic words; leading numbers dropped) with a short
@@ -21,22 +28,30 @@ Products come from, in this order:
 4. the company itself: when the site has a single "Product"/"Platform" page in its menu,
    or nothing else was found, and its home or product page says what the company's
    product is ("<Company> is a low-code platform ...", "build with <Company>"), a product
-   named like the company (``company_name`` or the site name shared by the page titles),
-   described by that sentence.
+   named like the company (``company_name`` spelled as the site spells it, or the site
+   name shared by the page titles), described by that sentence.
+5. bundles: a plan line "<Product> + <Other>" on a pricing page (``product_extras.bundles``).
+
+A name the text mostly writes after the company's ("Acme SDE" for "SDE") takes that form;
+a label naming the kind two products share ("Cloudsuites") is no product.
 
 A product's ``cite`` is the sentence of the page text that names it (its own page first,
 a sentence that starts with or defines the name preferred); a name no page text holds is
 not a product. ALL-CAPS names take the case the text uses.
 
-Features (``product_layout``) come from the product's own pages: card grids (three or more
-"heading + short text" cards at one level), lists under a feature heading, and without
-HTML the lines under feature headings or the h2/h3 headings; on a page that presents
+Features (``product_features``) come from the product's own pages: card grids (three or
+more "heading + short text" or "heading + list" cards at one level), name/description
+pairs, lists under a feature heading, and without HTML the lines under feature headings
+or three or more h2/h3 headings with a text; also the home page blocks that link to a
+product's own pages; on a page that presents
 several products, a feature goes to the products its surrounding headings name, else to
 all of them. Pages under ``/features/`` and the links of a Features menu are features of a
 single-product company. Never features: navigation, footer, cookie text, calls to action,
-prices, dates, quotations, and cards under audience/FAQ/partner/pricing headings. Each
+prices, dates, quotations, bylines, comment forms, post meta, site chrome ("Reviews",
+"Related products"), and cards under audience/FAQ/partner/pricing/press headings. Each
 feature dict carries a ``"cite"`` (the verbatim line it was read from). Descriptions:
-JSON-LD, the meta description, the card's text, else the provider's summary of the page.
+JSON-LD, the meta description (unless most pages share it), the card's text, a sentence
+whose subject is the product, else the provider's summary of the page.
 valueProps: JSON-LD offers ("Plan: 49 USD") and the lines or cards under why/benefit
 headings. Categories: JSON-LD category plus ``taxonomy.CATEGORY_KEYWORDS``.
 
@@ -51,11 +66,15 @@ and a product with neither a resolving cite nor a resolving feature is not saved
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from ci_service.pipeline import product_extras as extras
+from ci_service.pipeline import product_features as found_features
 from ci_service.pipeline import product_layout as layout
+from ci_service.pipeline import product_sources as src
 from ci_service.pipeline import taxonomy
 from ci_service.pipeline.evidence import Cite, sentences
 from ci_service.pipeline.product_names import (
@@ -80,8 +99,13 @@ from ci_service.pipeline.product_store import (  # noqa: F401  (the module's sav
 )
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
-PRODUCT_PATH = re.compile(r"^/(?:products?|solutions?|platforms?)/[^/]+", re.IGNORECASE)
-LISTING_PATH = re.compile(r"^/(?:products?|solutions?|platforms?)/?$", re.IGNORECASE)
+# Product folders in English, Serbian/Croatian, German, French and Spanish.
+_PRODUCT_FOLDERS = (
+    r"products?|solutions?|platforms?|proizvodi|proizvod|re\u0161enja|rje\u0161enja|produkte?|"
+    r"l\u00f6sungen|produits?|solutions|productos?|soluciones"
+)
+PRODUCT_PATH = re.compile(rf"^/(?:{_PRODUCT_FOLDERS})/[^/]+", re.IGNORECASE)
+LISTING_PATH = re.compile(rf"^/(?:{_PRODUCT_FOLDERS})/?$", re.IGNORECASE)
 FEATURE_PATH = re.compile(r"^/features?/[^/]+", re.IGNORECASE)
 NOT_PRODUCT_SEGMENTS = frozenset(
     """blog blogs news press newsroom media insights articles article posts post stories
@@ -139,7 +163,13 @@ def _json_ld_products(page: SitePage) -> list[dict[str, Any]]:
 
 
 def is_product_page(page: SitePage) -> bool:
-    if excluded(page.url):
+    """A page that names its own product: JSON-LD Product, or a path below /products/ (no
+    excluded path, and not a page whose kind gives no features)."""
+    return _names_product(page)
+
+
+def _names_product(page: SitePage) -> bool:
+    if excluded(page.url) or src.blocked(page, features=True):
         return False
     if _json_ld_products(page):
         return True
@@ -200,6 +230,14 @@ class _Finder:
         self.main_pages: list[SitePage] = []
         self.listings: list[SitePage] = [p for p in self.pages if LISTING_PATH.match(_path(p.url))]
         self.feature_links: list[tuple[str, str]] = []
+        self.kinds = src.kinds_known(self.pages)  # pages carry their kind (page_kinds)
+        # A meta description most pages share describes the site, not the page.
+        shared = Counter(p.description.strip() for p in self.pages if p.description)
+        self.site_wide = {d for d, n in shared.items() if n >= 3 and n * 4 >= len(self.pages)}
+
+    def described(self, page: SitePage) -> str:
+        description = (page.description or "").strip()
+        return "" if description in self.site_wide else description
 
     def page(self, url: str) -> SitePage | None:
         return next((p for p in self.pages if layout.same_page(p.url, url)), None)
@@ -214,30 +252,36 @@ class _Finder:
         host = _host(url)
         return bool(host) and (host == self.host or host.endswith("." + self.host))
 
-    def add(self, name: str, url: str, description: str, pages: list[str]) -> None:
+    def add(self, name: str, url: str, description: str, pages: list[str]) -> str | None:
+        """Add (or complete) the product ``name``; returns its key, None when no name."""
         name = " ".join(name.split()).strip(" -–—:")
         if not name_ok(name):
-            return
-        name = natural_case(name, self.pages)
+            return None
+        name = src.prefixed(natural_case(name, self.pages), self.site, self.pages)
         key = taxonomy.normalize(name)
         draft = self.drafts.get(key)
         if draft is None:
             if len(self.drafts) >= MAX_PRODUCTS:
-                return
+                return None
             self.drafts[key] = ProductDraft(name[:200], url, description[:2000], pages=pages)
-            return
+            return key
         draft.description = draft.description or description[:2000]
         draft.pages.extend(u for u in pages if u not in draft.pages)
+        return key
 
     # -- sources, in order ---------------------------------------------------------------
 
     def product_pages(self) -> None:
         for page in self.pages:
-            if not is_product_page(page):
+            if not _names_product(page):
                 continue
             facts = next(iter(_json_ld_products(page)), {})
             name = (facts.get("name") or _heading_name(page)).strip()
-            description = facts.get("description") or page.description or ""
+            if src.shop_plumbing(page, name):
+                continue
+            if self.kinds and not facts and not src.in_prose(name, self.pages, self.site):
+                continue  # a heading ("Solution Briefs") the text never uses as a name
+            description = facts.get("description") or self.described(page)
             self.add(name, page.url, description, [page.url])
 
     def menus(self) -> None:
@@ -250,6 +294,8 @@ class _Finder:
             if not menu.items:
                 target = self.page(menu.url) if menu.url else None
                 if target is None or (self.home and layout.same_page(target.url, self.home.url)):
+                    continue
+                if src.blocked(target, features=True):
                     continue
                 if label.endswith("s") and label != "features":
                     self.listings.append(target)  # "Products" -> the listing page
@@ -268,9 +314,28 @@ class _Finder:
                     continue
                 if label.startswith("solution") and re.match(r"(?i)^(?:for|by)\b", text):
                     continue
-                target = self.page(url)
-                description = target.description if target else ""
-                self.add(text, url, description, [target.url] if target else [])
+                self.menu_product(text, url, self.page(url))
+
+    def menu_product(
+        self, text: str, url: str, target: SitePage | None, *, strict: bool = False
+    ) -> str | None:
+        """A menu entry is a product when its page may present one (by its kind, when pages
+        have one: not a company, news, legal ... page; ``strict``, for menus of any label: a
+        product page; an entry whose page was not read counts only under /products/) and
+        the site's text uses its name as a name (``product_sources.in_prose``)."""
+        if self.kinds and (
+            (target is None and not PRODUCT_PATH.match(_path(url).rstrip("/") + "/"))
+            or (target is not None and src.blocked(target, features=True))
+            or (target is not None and strict and src.kind_of(target) != "product")
+        ):
+            return None
+        name = natural_case(" ".join(text.split()).strip(" -–—:"), self.pages)
+        if not name_ok(name) or (target is not None and src.shop_plumbing(target, name)):
+            return None
+        if src.in_prose(name, [p for p in [target, *self.pages] if p], self.site) is None:
+            return None
+        description = self.described(target) if target else ""
+        return self.add(name, url, description, [target.url] if target else [])
 
     def _links_fallback(self) -> None:
         """Without HTML: a link named "Product"/"Platform" is the one product's page."""
@@ -288,12 +353,15 @@ class _Finder:
             if layout.junk(description):
                 continue
             named = taxonomy.normalize(name)
-            words = set(named.split()) - GENERIC_WORDS
+            # The company's own name in a link's path says nothing about which card it is.
+            words = set(named.split()) - GENERIC_WORDS - set(taxonomy.normalize(self.site).split())
             matched, pages = False, []
             for url, text in card.links:
                 if not self.internal(url) or excluded(url):
                     continue
                 target = self.page(url)
+                if target is not None and src.blocked(target):
+                    continue
                 if target is not None and not layout.same_page(target.url, page.url):
                     pages.append(target.url)
                 title = taxonomy.normalize(target.title if target else "")
@@ -309,7 +377,7 @@ class _Finder:
     def company_product(self) -> None:
         if not self.site or self.home is None or (self.drafts and not self.main_pages):
             return
-        if any(is_product_page(p) for p in self.main_pages):
+        if any(_names_product(p) for p in self.main_pages):
             return  # the product page names its product (JSON-LD)
         pages = [self.home, *self.main_pages]
         described = defining_sentence(self.site, pages)
@@ -328,92 +396,78 @@ class _Finder:
                 on_page.setdefault(url, []).append(draft)
         for url, drafts in on_page.items():
             page = self.page(url)
-            if page is None:
+            if page is None or src.blocked(page, features=True):
                 continue
             cards = self.cards(page)
-            found = layout.html_features(cards) if cards else []
-            found = found or layout.section_features(page.sections)
-            for feature in found:
-                named = [d for d in drafts if name_pattern(d.name).search(feature.scope)]
-                item = taxonomy.feature_item(feature.name, feature.description[:2000])
-                item["cite"] = cite_for(page, feature.quotes)
-                for draft in named or drafts:
-                    _add_feature(draft, item)
-            benefits = layout.benefit_lines(cards) if cards else _section_benefits(page)
+            self.read_features(page, cards, drafts)
+            benefits = (
+                found_features.benefit_lines(cards)
+                if cards
+                else found_features.section_benefits(page.sections)
+            )
             for draft in drafts:
                 draft.value_props.extend(benefits)
+        extras.linked_features(self)
         if len(self.drafts) == 1:
             self._single_product_features(next(iter(self.drafts.values())))
+
+    def read_features(
+        self, page: SitePage, cards: list[layout.Card], drafts: list[ProductDraft]
+    ) -> None:
+        found = found_features.html_features(cards) if cards else []
+        if not found and not getattr(page, "html", ""):
+            found = found_features.section_features(page.sections)
+        for feature in found:
+            named = [d for d in drafts if name_pattern(d.name).search(feature.scope)]
+            item = taxonomy.feature_item(feature.name, feature.description[:2000])
+            item["cite"] = cite_for(page, feature.quotes)
+            for draft in named or drafts:
+                extras.add_feature(draft, item)
 
     def _single_product_features(self, draft: ProductDraft) -> None:
         links = list(self.feature_links)
         links += [(p.url, _heading_name(p)) for p in self.pages if FEATURE_PATH.match(_path(p.url))]
         for url, name in links:
             page = self.page(url)
-            if page is None or not layout.featurename_ok(name):
+            if page is None or src.blocked(page, features=True):
+                continue
+            if not layout.feature_name_ok(name):
                 continue
             cite = mention(name, [page]) or next(
                 (Cite(page.url, s) for s in sentences(page.text or "")[:1]), None
             )
             if cite is None:
                 continue
-            item = taxonomy.feature_item(name, page.description or "")
+            item = taxonomy.feature_item(name, self.described(page))
             item["cite"] = cite
-            _add_feature(draft, item)
+            extras.add_feature(draft, item)
 
     def finish(self) -> list[ProductDraft]:
         out = []
+        listings = extras.kind_plurals(list(self.drafts.values()))
         for draft in self.drafts.values():
+            if taxonomy.normalize(draft.name) in listings:
+                continue  # "Cloudsuites" beside "Acme Cloudsuite" and "Beta Cloudsuite"
             own = [p for p in (self.page(u) for u in [draft.url, *draft.pages]) if p]
+            if not draft.description and draft.pages:
+                draft.description = src.subject_sentence(draft.name, own + [self.home])[:2000]
             draft.cite = mention(draft.name, own + [self.home] + self.pages, draft.description)
             if draft.cite is None:
                 continue  # no page text names it: a menu label or slogan, not a product
             page = own[0] if own else None
             facts = next(iter(_json_ld_products(page)), {}) if page else {}
-            if not draft.description and page is not None:
-                draft.description = page.description or _summary(page)
+            if not draft.description and page is not None and draft.pages:
+                draft.description = self.described(page) or _summary(page)
             extra = [facts["category"]] if facts.get("category") else []
-            offers = _offer_props(facts.get("offers", []))
+            offers = extras.offer_props(facts.get("offers", []))
             draft.value_props = list(dict.fromkeys(offers + draft.value_props))[:10]
             draft.features = draft.features[:MAX_FEATURES]
-            draft.categories = _categories(draft.name, draft.description, draft.features, extra)
+            draft.categories = extras.categories(
+                draft.name, draft.description, draft.features, extra
+            )
             out.append(draft)
-        return out
-
-
-def _section_benefits(page: SitePage) -> list[str]:
-    return [
-        line.strip()[:300]
-        for heading, _level, text in page.sections
-        if layout.BENEFIT_HEADING.search(heading or "")
-        for line in text.splitlines()
-        if line.strip() and not layout.junk(line)
-    ]
-
-
-def _add_feature(draft: ProductDraft, item: dict[str, Any]) -> None:
-    if not any(f["id"] == item["id"] for f in draft.features):
-        draft.features.append(dict(item))
-
-
-def _offer_props(offers: list[dict[str, Any]]) -> list[str]:
-    props = []
-    for offer in offers:
-        price = offer.get("price") or offer.get("lowPrice")
-        if price:
-            label = offer.get("name") or "Price"
-            props.append(f"{label}: {price} {offer.get('priceCurrency', '')}".strip())
-    return props
-
-
-def _categories(name: str, description: str, features: list[dict], extra: list[str]) -> list:
-    text = " ".join([name, description] + [f"{f['name']} {f['description']}" for f in features])
-    names = [e for e in extra if e] + taxonomy.categories_for(text)
-    items: dict[str, dict[str, str]] = {}
-    for category in names:
-        item = taxonomy.category_item(category)
-        items.setdefault(item["id"], item)
-    return list(items.values())
+        # Products with features first: the first is the company's primary offering.
+        return sorted(out, key=lambda d: not d.features)
 
 
 def extract_products(snapshot: SiteSnapshot, company_name: str = "") -> list[ProductDraft]:
@@ -429,7 +483,9 @@ def extract_products(snapshot: SiteSnapshot, company_name: str = "") -> list[Pro
         if id(page) not in seen:
             seen.add(id(page))
             finder.cards_of(page)
+    extras.navigation(finder)
     finder.company_product()
+    extras.bundles(finder)
     finder.features()
     return finder.finish()
 

@@ -1,27 +1,37 @@
 """Company profile from a site snapshot (deterministic rules, documented in the README; the
-text patterns live in ``pipeline.profile_rules``).
+text patterns live in ``pipeline.profile_rules``, places in ``profile_places``, who a
+sentence is about in ``profile_subject``, layouts in ``profile_layouts`` and the industry in
+``profile_industry``).
 
-Every page is read: profile pages (a path segment or title such as about, company,
-contact, our-story, investors, investment), then the home page, then all others (a blog
-post often states the company's origin). On those other pages a match counts only when the
-company is its subject: ``company_name`` or the site's domain label (or "we"/"our" for
-headquarters and funding) in the sentence before the match, so a post about another firm
-never becomes our competitor's profile. Legal pages (terms, privacy, cookies), sentences with
-"©", "copyright" or "all rights reserved" and all-caps sentences (disclaimers) are never
-read. For each field the strongest phrasing wins, then the earlier page.
+Every page is read: profile pages (``SitePage.kind`` about, contact or team; without a kind
+a path segment or title such as about, about-*, company, contact, contact-*, our-story,
+team, people, investors, investment), then the home page, then all others (a blog post or a
+press list often states the company's origin). On those other pages a match counts only when
+the company is its subject: ``company_name`` or the site's domain label (also without its
+dots: "acme.io" is "acmeio"), or "we"/"our" for headquarters and funding, in the sentence
+before the match, or the match is in the "About Acme" boilerplate of a press release. A post
+about another firm never becomes our competitor's profile. Legal and utility pages, sentences
+with "©", "copyright" or "all rights reserved" and all-caps sentences are never read. For
+each field the strongest phrasing wins, then the earlier page.
 
 - yearFounded: "founded / established / incorporated (in ...) 2016", "est. 1998"; then
-  "... began / started in (January) 2014" and the first sentence of an "Our story" /
-  "History" section starting "In 2014"; then "since 2009" with we / our / the company in
-  the sentence. Years after this year or before 1800, and sentences about a person ("who
-  founded", "his", "her") are rejected.
+  "... began / started in (January) 2014", "Acme was launched in 2014" (the company as the
+  subject) and the first sentence of an "Our story" / "History" section starting "In 2014";
+  then "since 2009" with we / our / the company in the sentence. Rejected: years after this
+  year or before 1800, sentences about a person ("who founded", "his", "her"), someone
+  else's founding (the last name before the match is not the company's: "X Capital was
+  founded in 1995", "Before Acme, Jane co-founded ..."), and on team pages any year whose
+  sentence does not name the company: bios are never our history.
 - headquarters: "headquartered in X", "headquarters / HQ (is) in / at / : X", "HQ: <postal
-  address>", a place label before "HQ" ("Singapore HQ 79 Ayer Rajah Crescent" -> Singapore;
-  not "Global HQ"); then a postal address block on a profile page (a street line, then a
-  city with a country, or a US "City, ST 12345" line); then "based in X" and the origin
-  "founded in X"; then "offices in X, Y and Z" (the first place: a site names its main
-  office first). The value is a clean "City, Country" (or "City, ST"), postal codes, street
-  lines and the company's own name removed, never a sentence.
+  address>", a place label before "HQ" ("Singapore HQ", "Oakland Office (HQ)", taking the
+  city and state of the address below it); then a postal address block on a profile page (a
+  street line, then a city with a country, or a US "City, ST 12345" / "City, State 12345"
+  line; quoted up to its city line); then "based in X", "we are located in X" (the company
+  as the subject, not its servers) and the origin "founded in X"; then "offices in X, Y and
+  Z" (the first place); then addresses in the home or a profile page's markup (JSON-LD
+  ``PostalAddress`` of any type, microdata, the footer). Profile and home pages come before
+  any other page (a dated post is the last resort). The value is a clean "City, Country"
+  (or "City, ST"), never a sentence.
 - employeeCount: "250 employees / staff / team members", "a team of 40", "40-strong team",
   "employs 120", "50+ people" (profile pages only, not "join 10,000+ people"); "over" /
   "more than" / "+" give "200+", "50-200 employees" a range. Not the size of others
@@ -30,29 +40,36 @@ read. For each field the strongest phrasing wins, then the earlier page.
 - funding (a list of {round, amount, currency, date, investors}): a sentence saying money
   was raised, closed, secured, received or granted, with an amount or investors: round
   (pre-seed, seed, Series A-H, angel, bridge, grant), amount as a number with its ISO 4217
-  currency ("£300,000", "$4.5M", "€2 million", "GBP 300k"), date ("in December 2019" ->
-  "2019-12", "on 5 March 2021" -> "2021-03-05", "in 2020" -> "2020"), investors ("led by",
-  "backed by", "funded by", "investors include A, B and C", "participation from"; "from X"
-  only after the money). Money the company still seeks ("we seek to raise") is no funding.
+  currency ("£300,000", "$4.5M", "€2 million", "GBP 300k"; not a total: "brings its funding
+  to $4.6M"), date ("in December 2019" -> "2019-12", "on 5 March 2021" -> "2021-03-05"),
+  investors ("led by", "backed by", "funded by", "an investment by / investments from",
+  "investors include A, B and C", "participation from"; "from X" only after an amount, a
+  round or an investment, never "veterans / engineers from X"). Money the company still
+  seeks is no funding. An investors section or page lists firms (``profile_layouts``). An
+  entry that repeats a round (its investors only, or the same round without a different
+  amount or date) is merged into it.
 - customers (a list of names): after "trusted / used / loved by", "customers / clients
   include", "signups / users from (the likes of)", "companies / teams like" (the last two:
-  two names at least; "companies like" only in a sentence about use or trust). A list ends
-  at its first word that is no name; generic words, countries and the company itself are
-  never customers. JSON-LD has no customers property and logos carry no text: not read.
+  two names at least; "companies like" only in a sentence about use or trust); a customer
+  story's "Figurehead Toys uses Acme to ..." (customer-story and profile pages). A
+  list ends at its first word that is no name; generic words, countries and the company
+  itself are never customers.
 - JSON-LD ``Organization`` (any page): ``foundingDate``, ``address`` (PostalAddress as
   "City, Region, Country"), ``numberOfEmployees`` win over text. Such a value is cited by a
   text rule's match with the same value, else by a sentence of that page naming the value
   and what it is ("since March of 2011"); otherwise it keeps only the id of the page's
   evidence, and is dropped when ``evidence`` is given and the page was not recorded.
-- industry: the industry keyword with the most mentions across all pages (at least 2); an
-  inference over the whole site, so it has no source.
+- industry: what the company says it is or makes ("Acme is an online quiz tool", "Acme, a
+  developer of software for research and development, ...", the home page's description),
+  see ``profile_industry``; nothing stated, no industry (never a default).
 - pricingLinks, offeringLinks, newsFeed: pricing pages, product pages
   (``products.is_product_page``) and ``pipeline.news.news_feed``.
 
 Citations: every value read from text keeps ``Cite(page.url, sentence)``; with ``evidence``
 (the recorded snapshot's EvidenceMap) a cite that does not resolve drops the value (the
 next candidate is tried), and ``sources`` / ``quotes`` map each field to its evidence ids and
-sentences; funding entries and customers carry their own ``evidenceIds`` / ``quotes``.
+sentences; funding entries and customers carry their own ``evidenceIds`` / ``quotes``. A
+value read from markup (meta description, title, footer) cites the page's evidence id only.
 Without ``evidence`` (older callers) values are kept without sources. Found values replace
 stored ones (the website is the source); fields not found are left alone, with their
 sources. Links keep the ``discoveredAt`` of their first discovery.
@@ -65,18 +82,24 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from ci_service.pipeline.evidence import Cite, EvidenceMap, sentences
+from ci_service.pipeline.evidence import Cite, EvidenceMap, sentence_at, sentences
 
 # News moved to pipeline.news; re-exported for the callers that import them from here.
 from ci_service.pipeline.news import news_entries, news_feed  # noqa: F401
+from ci_service.pipeline.profile_industry import industry_candidates
+from ci_service.pipeline.profile_layouts import (
+    customers_using_us,
+    investor_entries,
+    markup_headquarters,
+)
+from ci_service.pipeline.profile_places import address_place, clean_place
 from ci_service.pipeline.profile_rules import (
     COPYRIGHT,
+    CUSTOMER_SEGMENT,
     MAX_LIST,
     MAX_TEXT,
     YEAR,
     Candidate,
-    address_place,
-    clean_place,
     page_candidates,
     segments,
     valid_year,
@@ -86,15 +109,20 @@ from ci_service.timeutil import iso, utcnow
 
 log = logging.getLogger("ci_service.pipeline")
 
-PRICING_WORDS = ("pricing", "plans", "price")
 
 _PROFILE_SEGMENT = re.compile(
-    r"^(?:about|about-?us|company|our-?company|contact|contact-?us|who-?we-?are|our-?story|"
-    r"story|history|mission|imprint|impressum|investors?|investment|funding|locations|offices)"
+    r"^(?:about(?:[-_]\w+)*|company|our-?company|contact(?:[-_]\w+)*|who-?we-?are|our-?story|"
+    r"story|history|mission|imprint|impressum|investors?|investment|funding|locations|offices|"
+    r"(?:our-?|the-?|meet-(?:the-)?)?team|people|leadership)"
     r"(?:\.html?|\.php)?$",
     re.I,
 )
-_PROFILE_TITLE = re.compile(r"^(?:about|contact|company|our story|who we are|investors?)\b", re.I)
+_PROFILE_TITLE = re.compile(
+    r"^(?:about|contact|company|our story|who we are|investors?|(?:meet )?(?:the |our )?team)\b",
+    re.I,
+)
+# ``SitePage.kind`` (``pipeline.page_kinds``), when the page has one, decides the rank.
+_KIND_RANK = {"about": 0, "contact": 0, "team": 0, "home": 1, "legal": 3, "utility": 3}
 _ARCHIVE = {"blog", "news", "insights", "posts", "tags", "tag", "categories", "category"}
 # Legal texts name other parties, addresses and sums of every kind: never profile evidence.
 _LEGAL_PAGE = re.compile(r"^(?:terms|tos|privacy|legal|cookies?|gdpr|dpa|eula|licen[cs]e)", re.I)
@@ -106,6 +134,8 @@ def _rank(page: SitePage) -> int:
     parts = segments(page)
     if any(_LEGAL_PAGE.match(s) for s in parts):
         return 3
+    if page.kind:
+        return _KIND_RANK.get(page.kind, 2)
     if parts and parts[0] in _ARCHIVE:
         return 2
     if any(_PROFILE_SEGMENT.match(s) for s in parts) or _PROFILE_TITLE.match(page.title or ""):
@@ -113,11 +143,35 @@ def _rank(page: SitePage) -> int:
     return 1 if not parts else 2
 
 
+_TITLE_SEPARATOR = re.compile(r"\s+[|–—·:-]\s+")
+_NOT_BRAND = {"home", "homepage", "blog", "news", "welcome", "about", "contact", "index"}
+
+
+def _brand(snapshot: SiteSnapshot) -> str | None:
+    """The site's own name as its titles carry it: the first or last segment of the home
+    page's title that ends the titles of at least 3 pages and of a third of them
+    ("Pricing | Acme Cloud", "About us – Acme Cloud")."""
+    titles = [_TITLE_SEPARATOR.split(p.title or "") for p in snapshot.pages[:200]]
+    home = next((t for p, t in zip(snapshot.pages, titles, strict=False) if _rank(p) == 1), [])
+    for segment in dict.fromkeys([home[-1], home[0]] if len(home) > 1 else []):
+        name = segment.strip()
+        edges = sum(1 for t in titles if len(t) > 1 and name in (t[0].strip(), t[-1].strip()))
+        if (
+            edges >= max(3, len(titles) / 3)
+            and len(name.split()) <= 4
+            and name.casefold() not in _NOT_BRAND
+        ):
+            return name
+    return None
+
+
 def _aliases(snapshot: SiteSnapshot, company_name: str) -> list[str]:
     names = {company_name.strip(), _LEGAL.sub("", company_name.strip())}
     label = (urlsplit(snapshot.start_url).hostname or "").removeprefix("www.").split(".")[0]
     if len(label) >= 3 and label.isalpha() and label != "localhost":
         names.add(label)
+    if brand := _brand(snapshot):  # "Acme Cloud" for a company entered as "Acme"
+        names.add(_LEGAL.sub("", brand))
     return [n.casefold() for n in names if len(n) >= 3]
 
 
@@ -195,6 +249,8 @@ def _facts(
     for index, (rank, page) in enumerate(_profile_pages(snapshot)):
         try:
             text_found.extend(page_candidates(page, rank, index, aliases))
+            text_found.extend(industry_candidates(page, rank, index, aliases))
+            text_found.extend(_layout_candidates(page, rank, index, aliases))
             json_found.extend((c, page) for c in _json_ld_candidates(page, index))
         except Exception:  # a hostile page must not cost the other pages' facts
             log.warning("profile rules skipped %s", page.url, exc_info=True)
@@ -225,6 +281,7 @@ def _facts(
             sources[candidate.field] = ids
         if cited:
             quotes[candidate.field] = [cited]
+    lists["funding"] = _fold_funding(lists["funding"])
     for name, entries in lists.items():
         if entries:
             values[name] = entries[:MAX_LIST]
@@ -234,6 +291,71 @@ def _facts(
             if not sources[name]:
                 del sources[name], quotes[name]
     return values, sources, quotes
+
+
+def _absorbs(known: dict[str, Any], entry: dict[str, Any]) -> bool:
+    """Whether ``entry`` tells of the round ``known`` already holds: investors alone that it
+    names, or the same round without a different amount or date."""
+    if not entry.get("round") and not entry.get("amount"):
+        named = {i.casefold() for i in known.get("investors", [])}
+        return bool(entry.get("investors")) and {i.casefold() for i in entry["investors"]} <= named
+    if not known.get("round") or known.get("round") != entry.get("round"):
+        return False
+    amounts = {known.get("amount"), entry.get("amount")} - {None}
+    dates = sorted(d for d in (known.get("date"), entry.get("date")) if d)
+    return len(amounts) <= 1 and (len(dates) < 2 or dates[1].startswith(dates[0]))
+
+
+def _fold_funding(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """One entry per round: "Investors: Foundation X" and "a seed round led by Foundation X"
+    (or a seed round stated with and without its amount) become one entry."""
+    kept: list[dict[str, Any]] = []
+    for entry in entries:
+        for number, known in enumerate(kept):
+            if _absorbs(entry, known):  # the new entry is the round, the old one its investors
+                base, other = dict(entry), known
+            elif _absorbs(known, entry):
+                base, other = known, entry
+            else:
+                continue
+            for field in ("round", "amount", "currency", "date"):
+                if not base.get(field) and other.get(field):
+                    base[field] = other[field]
+            investors = known.get("investors", []) + entry.get("investors", [])
+            if investors:
+                base["investors"] = list(dict.fromkeys(investors))[:MAX_LIST]
+            base["evidenceIds"] = list(dict.fromkeys(known["evidenceIds"] + entry["evidenceIds"]))
+            base["quotes"] = known["quotes"] + [
+                q for q in entry["quotes"] if q not in known["quotes"]
+            ]
+            kept[number] = base
+            break
+        else:
+            kept.append(entry)
+    return kept
+
+
+def _layout_candidates(
+    page: SitePage, rank: int, index: int, aliases: list[str]
+) -> list[Candidate]:
+    """Investors sections, "X uses Acme" customer stories and addresses in markup
+    (``pipeline.profile_layouts``)."""
+    text, found = page.text[:MAX_TEXT], []
+    if rank <= 1:
+        for entry, cite in investor_entries(page, text, aliases):
+            found.append(Candidate("funding", entry, cite, (0, rank, index, 0), page.url))
+    customer_page = page.kind == "customer" or any(
+        CUSTOMER_SEGMENT.match(s) for s in segments(page)
+    )
+    if customer_page or rank == 0:
+        for name, (start, end) in customers_using_us(text, aliases):
+            cite = Cite(page.url, sentence_at(text, start, end))
+            order = (0 if customer_page else 1, rank, index, start)
+            found.append(Candidate("customers", name, cite, order, page.url))
+    for place, quote in markup_headquarters(page) if rank <= 1 else ():
+        cite = Cite(page.url, quote) if quote else None
+        found.append(Candidate("headquarters", place, cite, (0, 4, rank, index, 0), page.url))
+    return found
 
 
 def _add_listed(
@@ -261,29 +383,6 @@ def _add_listed(
     entries.append({**entry, "evidenceIds": ids, "quotes": [cited] if cited else []})
 
 
-INDUSTRIES = {
-    "Software": ("software", "saas", "platform", "cloud", "app"),
-    "Cybersecurity": ("security", "threat", "firewall", "vulnerability"),
-    "Financial Services": ("banking", "fintech", "payments", "insurance", "lending"),
-    "Healthcare": ("healthcare", "patient", "clinical", "medical"),
-    "Manufacturing": ("manufacturing", "industrial", "factory", "factories", "widgets"),
-    "E-commerce": ("e-commerce", "ecommerce", "online store", "retail"),
-    "Marketing Technology": ("marketing", "campaign", "advertising"),
-    "Logistics": ("logistics", "shipping", "freight", "warehouse"),
-    "Education": ("education", "learning", "students", "school"),
-}
-
-
-def _industry(snapshot: SiteSnapshot) -> str | None:
-    text = " ".join(f"{p.title} {p.text}" for p in snapshot.pages).lower()
-    best, best_count = None, 1
-    for industry, words in INDUSTRIES.items():
-        count = sum(len(re.findall(rf"\b{re.escape(w)}\b", text)) for w in words)
-        if count > best_count:
-            best, best_count = industry, count
-    return best
-
-
 def _label(page: SitePage) -> str:
     title = re.split(r"\s+[–—|-]\s+", page.title or "", maxsplit=1)[0].strip()
     return (title or page.url)[:500]
@@ -300,9 +399,23 @@ def _links(
     return out
 
 
+_PRICING_WHERE = re.compile(
+    r"pricing|price|plans|\b(?:cene|cijene|cenovnik|cjenik|preise|tarife?|tarifs|prix|precios|"
+    r"planes)\b",
+    re.I,
+)
+_NOT_PRICING_KINDS = {"post", "news-list", "legal", "utility", "archive", "careers"}
+
+
 def is_pricing_page(page: SitePage) -> bool:
-    where = f"{urlsplit(page.url).path} {page.title}".lower()
-    return any(word in where for word in PRICING_WORDS)
+    """A pricing page: its kind says so, or (a page of another kind than an article, a list
+    or a legal page) its path or title says pricing, plans or prices (also "Cene", "Preise",
+    "Tarifs", "Precios")."""
+    if page.kind == "pricing":
+        return True
+    if page.kind in _NOT_PRICING_KINDS:
+        return False
+    return bool(_PRICING_WHERE.search(f"{urlsplit(page.url).path} {page.title}"))
 
 
 def extract_profile(
@@ -325,9 +438,6 @@ def extract_profile(
         merged.update(found)
         if merged or stored:
             profile[name] = merged
-    industry = _industry(snapshot)
-    if industry:
-        profile["industry"] = industry
     now = iso(utcnow())
     pricing = [p for p in snapshot.pages if is_pricing_page(p)]
     if pricing:

@@ -16,16 +16,40 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ci_service.pipeline.evidence import Cite, sentence_at, sentences
+from ci_service.pipeline.profile_places import (
+    COUNTRIES,
+    NOT_PLACE,
+    address_blocks,
+    address_place,
+    city_line_end,
+    clean_place,
+)
+from ci_service.pipeline.profile_subject import (
+    about_blocks,
+    about_us,
+    names_another,
+    subject_before,
+)
 from ci_service.pipeline.site import SitePage
 from ci_service.timeutil import utcnow
 
+# "founded" in the other languages the pipeline reads (German, French, Spanish, Italian,
+# Dutch, Nordic, Polish, Czech, Slovene, Croatian, Serbian Latin)
+FOUNDED_ABROAD = (
+    r"gegründet|gründung|fondée?|fundad[ao]|fondat[ao]|opgericht|grundad|grundlagt|grunnlagt|"
+    r"perustettu|założon[aey]|založen[aáoý]?|osnovan[aeoi]?"
+)
 MAX_TEXT = 100_000  # characters of a page the rules read (hostile pages can be huge)
 MAX_LIST = 20
 MAX_MATCHES = 40  # per rule and page: a value is stated a few times, not thousands
-_CUSTOMER_SEGMENT = re.compile(r"^(?:customers?|clients?|case-?stud(?:y|ies)|testimonials)$", re.I)
+CUSTOMER_SEGMENT = re.compile(
+    r"^(?:customers?|clients?|case-?stud(?:y|ies)|testimonials|(?:success-?|customer-?)?stories|"
+    r"showcase)$",
+    re.I,
+)
 COPYRIGHT = re.compile(r"©|\bcopyright\b|\(c\)\s*\d|all rights reserved", re.I)
 _PERSON = re.compile(r"\b(?:who|he|she|his|her|him)\b", re.I)
-_FIRST_PERSON = re.compile(r"\b(?:we|our|us|the company)\b", re.I)
+_TEAM_SEGMENT = re.compile(r"^(?:(?:our-?|the-?|meet-(?:the-)?)?team|people|leadership)$", re.I)
 
 YEAR = r"1[89]\d\d|20\d\d"
 _MONTHS = (
@@ -34,15 +58,19 @@ _MONTHS = (
     r"Sep(?:t(?:ember)?)?|Oct(?:ober)?|Nov(?:ember)?|Dec(?:ember)?)\.?",
 )
 _MONTH = _MONTHS[1]
-_FOUNDED_RULES = (  # (priority, pattern with the year as group 1, needs first person)
+_FOUNDED_RULES = (  # (priority, pattern with the year as group 1, needs first person (2: as
+    # the subject, "Acme was launched in 2014"))
     (
         0,
-        rf"\b(?:co-?)?(?:founded|founding|established|incorporated)\b[^.!?\n]{{0,60}}?\b({YEAR})\b",
+        rf"\b(?:co-?)?(?:founded|founding|established|incorporated|{FOUNDED_ABROAD})\b"
+        rf"[^.!?\n]{{0,60}}?\b({YEAR})\b",
         0,
     ),
     (0, rf"\best\.?[ \t]*({YEAR})\b", 0),
+    (0, rf"\b({YEAR})\b[^.!?\n]{{0,20}}?\b(?:{FOUNDED_ABROAD})\b", 0),  # "wurde 2016 gegründet"
     (1, rf"\b(?:began|begun|begins|started|starts|born)\b[^.!?\n]{{0,40}}?\b({YEAR})\b", 0),
     (2, rf"\bsince[ \t]+(?:(?:early|late|mid)[ -]?)?(?:{_MONTH}[ \t]+)?({YEAR})\b", 1),
+    (1, rf"\b(?:was|were)[ \t]+launched\b[^.!?\n]{{0,40}}?\b({YEAR})\b", 2),
 )
 _FOUNDED = [(p, re.compile(rx, re.I), fp) for p, rx, fp in _FOUNDED_RULES]
 _STORY = re.compile(r"\b(?:our story|our history|history|how it (?:all )?started)\b", re.I)
@@ -52,52 +80,33 @@ _WORD = r"(?:[A-Z][a-z]?\.|[A-Z]\.(?:[A-Z]\.)+|[A-Z][\w'’&-]*)"  # "St.", "U.K
 _PART = rf"{_WORD}(?:[ \t]+(?:(?:of|on|upon|am|de|del|la|le|sur|im)[ \t]+)?{_WORD}){{0,3}}"
 _PLACE = rf"({_PART}(?:,[ \t]*{_PART}){{0,2}})"
 _HQ_WORD = r"(?i:headquarters|head[ \t]+office)|HQ"
-_HQ_RULES = (  # (priority, pattern with the place (or an address) as group 1)
-    (0, rf"\b(?i:headquartered[ \t]+(?:in|at|out of))[ \t]+(?:the[ \t]+)?{_PLACE}"),
+_HQ_RULES = (  # (priority, pattern with the place (or an address) as group 1, strict: the
+    # company ("we", its name) must be the subject on every page, not only on other pages)
+    (0, rf"\b(?i:headquartered[ \t]+(?:in|at|out of))[ \t]+(?:the[ \t]+)?{_PLACE}", 0),
     (
         0,
         rf"\b(?:{_HQ_WORD})(?i:[ \t]+(?:is|are))?(?i:[ \t]+located)?"
         rf"(?:(?i:[ \t]+(?:in|at))|[ \t]*[:–-])[ \t]+{_PLACE}",
+        0,
     ),
-    (0, rf"\b(?:{_HQ_WORD})[ \t]*[:–-][ \t]*(\d[^\n]{{0,160}})"),  # "HQ: 1 Main St, Dublin"
-    (0, r"((?:[A-Z][\w'’&.-]*[ \t]+){1,3})(?:HQ|Headquarters|Head Office)\b"),
-    (2, rf"(?<![-\w])(?i:based[ \t]+(?:in|out of))[ \t]+{_PLACE}"),
+    (0, rf"\b(?:{_HQ_WORD})[ \t]*[:–-][ \t]*(\d[^\n]{{0,160}})", 0),  # "HQ: 1 Main St, Dublin"
+    # "Singapore HQ", "Oakland Office (HQ)"
+    (0, r"((?:[A-Z][\w'’&.-]*[ \t]+){1,3})\(?(?:HQ|Headquarters|Head Office)\b", 0),
+    (2, rf"(?<![-\w])(?i:based[ \t]+(?:in|out of))[ \t]+{_PLACE}", 0),
+    (2, rf"(?<![-\w])(?i:(?:is|are)[ \t]+located[ \t]+in)[ \t]+{_PLACE}", 1),
     (
         2,
         rf"\b(?i:(?:founded|established|started)(?:[ \t]+in[ \t]+\d{{4}})?[ \t]+in)[ \t]+"
         rf"{_PLACE}",
+        0,
     ),
-    (3, rf"\b(?i:offices[ \t]+in)[ \t]+{_PLACE}"),
+    (3, rf"\b(?i:offices[ \t]+in)[ \t]+{_PLACE}", 0),
 )
-_HQ = [(p, re.compile(rx)) for p, rx in _HQ_RULES]
-_NOT_PLACE = set(
-    "the our a an we you it this home contact about pricing blog global corporate company "
-    "main world international group regional european emea apac americas asian former "
-    "visit get see read learn sign log".split()
+_HQ = [(p, re.compile(rx), strict) for p, rx, strict in _HQ_RULES]
+# "our data center is located in Frankfurt": where something else is, not the company.
+_NOT_SITE = re.compile(
+    r"\b(?:data|servers?|cent(?:er|re)s?|hosting|customers?|users?|clients?)\b", re.I
 )
-_STREET_WORD = (
-    r"\b(?:street|st|road|rd|avenue|ave|lane|ln|way|drive|dr|boulevard|blvd|crescent|place|pl|"
-    r"square|sq|suite|floor|building|house|court|rue|via|calle|avenida|park|unit|po box)\b\.?"
-    r"|\w(?:straße|strasse|str\.|gasse|weg|plein|laan|straat|vej|gatan|katu)\b"
-)
-_STREET = re.compile(rf"^\d+[a-z]?\b|(?:{_STREET_WORD})$", re.I)  # "Main St", not "St. Louis"
-_STREET_LINE = re.compile(rf"^(?=[^\n]*\d)(?=[^\n]*(?:{_STREET_WORD}))[^\n]{{4,80}}$", re.I)
-_US_CITY = re.compile(r"\b([A-Z][A-Za-z .'-]{1,30}),[ \t]*([A-Z]{2})[ \t]+\d{5}(?:-\d{4})?\b")
-_POSTAL = re.compile(r"\b(?:\d{4,6}|[A-Z]{1,2}\d[A-Z\d]?[ \t]*\d[A-Z]{2})\b")
-COUNTRIES = {
-    c.casefold(): c
-    for c in (
-        "United Kingdom|UK|U.K.|England|Scotland|Wales|Northern Ireland|Ireland|United States|"
-        "United States of America|USA|U.S.A.|US|Canada|Mexico|Brazil|Argentina|Chile|Colombia|"
-        "Germany|France|Spain|Portugal|Italy|Netherlands|The Netherlands|Belgium|Luxembourg|"
-        "Switzerland|Austria|Sweden|Norway|Denmark|Finland|Iceland|Estonia|Latvia|Lithuania|"
-        "Poland|Czech Republic|Czechia|Slovakia|Hungary|Romania|Bulgaria|Greece|Croatia|"
-        "Serbia|Ukraine|Turkey|Israel|UAE|United Arab Emirates|Egypt|Nigeria|Kenya|"
-        "South Africa|India|China|Hong Kong|Taiwan|Japan|South Korea|Korea|Singapore|Malaysia|"
-        "Indonesia|Philippines|Vietnam|Thailand|Australia|New Zealand"
-    ).split("|")
-}
-
 _EMPLOYEE_WORDS = r"(?:full[- ]time[ \t]+)?(?:employees|staff|team members|colleagues|staffers)"
 _QUALIFIER = r"(?:(over|more than|about|around|nearly|almost|approximately)[ \t]+)?"
 _NUMBER = r"(\d{1,3}(?:,\d{3})+|\d+)"
@@ -149,13 +158,14 @@ _AMOUNT = re.compile(
     rf"|\b(\d[\d,.]*)[ \t]*{_MULT}[ \t]+({_CODES}|dollars|pounds|euros)\b",
     re.I,
 )
-_NAME_WORD = r"[A-Z0-9][\w'’&-]*(?:\.[\w'’&-]+)*"  # "Foundries.io"; never a sentence's "."
+_NAME_WORD = r"[A-Z0-9][\w'’&-]*(?:\.[\w'’&-]+)*"  # "Widgets.io"; never a sentence's "."
 _NAME = rf"{_NAME_WORD}(?:[ \t]+(?:(?:of|de|von|van|&)[ \t]+)?{_NAME_WORD}){{0,5}}"
 # "&" joins words of one name ("Procter & Gamble"), never two names.
 _SEPARATOR = r"(?:,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+)(?:the[ \t]+)?"
 _LIST = rf"({_NAME}(?:{_SEPARATOR}{_NAME}){{0,11}})"
 _INVESTORS = re.compile(
-    r"\b(?i:led by|co-led by|backed by|funded by|financed by|granted by|(from)|investors?"
+    r"\b(?i:led by|co-led by|backed by|funded by|financed by|granted by|investments?[ \t]+"
+    r"(?:by|from)|(from)|investors?"
     r"[ \t]+(?:include|including|are|such as)|participation (?:from|of))[ \t]+"
     rf"(?i:(?:the|existing|new|our|its|investors?|including|such as|like)[ \t]+){{0,3}}{_LIST}"
 )
@@ -164,6 +174,23 @@ _CUSTOMERS = re.compile(
     r"(?:include|including|such as|like)|(?:signups|users|customers|clients)[ \t]+(from|at)|"
     r"(?:companies|teams|organi[sz]ations|brands|businesses)[ \t]+(including|such as|like))"
     rf"[ \t]+(?i:(?:the likes of|teams at|companies like|companies such as)[ \t]+)?{_LIST}"
+)
+# The money before an investor's "from": an amount, a round, raising, an investment.
+_MONEY = re.compile(
+    rf"{_AMOUNT.pattern}|{_ROUND.pattern}|\b(?:raised?|raises|raising|secured?|secures|closed|"
+    r"received|funding|financing|investments?|invested)\b",
+    re.I,
+)
+_PEOPLE = re.compile(
+    r"\b(?:veterans?|alumni|engineers?|employees|executives|people|founders?|experts?|leaders|"
+    r"professionals|team|staff|graduates|researchers|speakers?|presentations?|talks?)\b"
+    r"(?:[ \t]+\w+){0,2}[ \t]*$",
+    re.I,
+)
+_TOTAL = re.compile(
+    r"\b(?:brings?|bringing|brought|takes?|taking|took)\b[^.]{0,50}\bto[ \t]*$"
+    r"|\btotal\w*\b[^.]{0,30}$",
+    re.I,
 )
 _USES = re.compile(r"\b(?:us(?:e|es|ed|ing)|trust\w*|rel(?:y|ies|ied)|customers?|clients?)\b", re.I)
 _NOT_NAME = set(  # words that start no company name: the list has ended
@@ -187,11 +214,6 @@ def segments(page: SitePage) -> list[str]:
     return [s for s in urlsplit(page.url).path.lower().split("/") if s and s != "index.html"]
 
 
-def about_us(sentence: str, aliases: list[str], first_person: bool = False) -> bool:
-    low = sentence.casefold()
-    return any(a in low for a in aliases) or (first_person and bool(_FIRST_PERSON.search(low)))
-
-
 def _first(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
     return list(islice(pattern.finditer(text), MAX_MATCHES))
 
@@ -199,57 +221,6 @@ def _first(pattern: re.Pattern[str], text: str) -> list[re.Match[str]]:
 def valid_year(year: str) -> int | None:
     value = int(year)
     return value if 1800 <= value <= utcnow().year else None
-
-
-def clean_place(raw: str) -> str | None:
-    """A place string ("Cambridge, UK") from a regex match, or None when it is not one."""
-    raw = re.split(r"(?<=[a-z]{3})\.\s", raw)[0]
-    parts = []
-    for part in raw.split(","):
-        words = [w.strip(".'’") if len(w) > 4 else w for w in part.split()]
-        words = [w for w in words if w and not any(ch.isdigit() for ch in w)]
-        while words and words[-1].casefold() in ("hq", "headquarters", "head", "office"):
-            words.pop()
-        if not words or words[0].casefold() in _NOT_PLACE or len(words) > 4:
-            break
-        if any(w.rstrip(".")[:3].casefold() in _MONTHS[0] and len(w) <= 9 for w in words[:1]):
-            break  # "in March 2020" is a date
-        if _STREET.search(" ".join(words)):
-            continue
-        name = " ".join(words).rstrip(".,;:")
-        if name and name.casefold() not in (p.casefold() for p in parts):
-            parts.append(name)
-    place = ", ".join(parts[:3])
-    return place if 2 <= len(place) <= 80 else None
-
-
-def address_place(block: str) -> str | None:
-    """City (and country) of a postal address block, or None."""
-    if match := _US_CITY.search(block):
-        return f"{match.group(1).strip()}, {match.group(2)}"
-    parts = [p.strip() for p in re.split(r",|\n|;|\s[|•·]\s", block) if p.strip()]
-    for index, part in enumerate(parts):
-        bare = " ".join(w for w in part.split() if not any(ch.isdigit() for ch in w))
-        country = COUNTRIES.get(bare.strip(" .").casefold())
-        if not country or index == 0:
-            continue
-        for before in reversed(parts[max(0, index - 2) : index]):
-            city = clean_place(_POSTAL.sub("", before))
-            street = _STREET.search(_POSTAL.sub("", before).strip())
-            if city and not street and city.casefold() != country.casefold():
-                return f"{city}, {country}"
-        return country if _POSTAL.search(part) or _STREET.search(parts[index - 1]) else None
-    return None
-
-
-def _address_blocks(text: str) -> list[tuple[int, int]]:
-    """(start, end) of a street line ("12 Market Street", "Kaiserstraße 5") and the next 3."""
-    lines = [(m.start(), m.end()) for m in re.finditer(r"[^\n]+", text)]
-    spans = []
-    for i, (start, end) in enumerate(lines):
-        if _STREET_LINE.match(text[start:end].strip()):
-            spans.append((start, lines[min(i + 3, len(lines) - 1)][1]))
-    return spans
 
 
 def _amount(number: str, mult: str | None) -> float | int | None:
@@ -299,6 +270,7 @@ def _names(listed: str, exclude: list[str]) -> list[str]:
             or first in _NOT_NAME
             or name.casefold() in COUNTRIES
             or name.isdigit()
+            or re.fullmatch(r"[A-Z]&[A-Z]", name)  # "Q&A", "R&D": no company
             or _ROUND.fullmatch(name)
             or re.match(rf"^{_MONTH}$", name)
             or any(alias in name.casefold() for alias in exclude)
@@ -310,21 +282,29 @@ def _names(listed: str, exclude: list[str]) -> list[str]:
     return out[:MAX_LIST]
 
 
-def _hq_place(match: re.Match[str], priority: int, text: str) -> str | None:
-    """The place of a headquarters rule's match (see ``_HQ_RULES``), or None."""
-    raw = match.group(1)
+def _hq_place(match: re.Match[str], priority: int, text: str) -> tuple[str | None, int]:
+    """The place of a headquarters rule's match (see ``_HQ_RULES``), or None, and where its
+    quote ends."""
+    raw, end = match.group(1), match.end()
     if raw[:1].isdigit():  # "HQ: 1 Main Street, Dublin, Ireland"
-        return address_place(raw) or clean_place(raw)
+        return address_place(raw) or clean_place(raw), end
     if match.start(1) == match.start():  # "Contact Us Singapore HQ": the label's last words
         words = raw.split()
-        while words and words[0].casefold() in _NOT_PLACE | {"us", "new"}:
+        while words and words[0].casefold() in NOT_PLACE | {"us", "new"}:
             words.pop(0)
-        raw = " ".join(words)
+        place = clean_place(" ".join(words))
+        after = text[end : end + 200]
+        if place and (full := address_place(after)):
+            # "Oakland Office (HQ) / 360 17th St / Oakland, California 94612": the address's
+            # fuller form of the same city, quoted with it
+            if full.split(",")[0].casefold() == place.casefold():
+                return full, end + city_line_end(after, full)
+        return place, end
     place = clean_place(raw)
     # "offices in London, Berlin and Paris": a list of places, the first one is the answer
-    if place and re.match(r"[ \t]+and[ \t]+[A-Z]", text[match.end() : match.end() + 8]):
+    if place and re.match(r"[ \t]+and[ \t]+[A-Z]", text[end : end + 8]):
         place = place.split(",")[0]
-    return place.split(",")[0] if place and priority == 3 else place
+    return (place.split(",")[0] if place and priority == 3 else place), end
 
 
 def _funding(sentence: str, aliases: list[str]) -> dict[str, Any] | None:
@@ -342,13 +322,17 @@ def _funding(sentence: str, aliases: list[str]) -> dict[str, Any] | None:
             number, mult, code = match.group(5, 6, 7)
         currency = _SYMBOLS.get((symbol or "").lower()) or _WORDS.get((code or "").lower())
         value = _amount(number, mult)
+        if _TOTAL.search(sentence[: match.start()][-80:]):
+            continue  # "brings its funding to $4.6M": a total, not this round's amount
         if value is not None and 10_000 <= value <= 1e13:  # not a price, not garbage
             entry.update(amount=value, currency=currency or (code or "").upper() or None)
             break
     investors: list[str] = []
     for match in _first(_INVESTORS, sentence):
-        # "from" names an investor only after the money ("a spin-out from X raised" does not)
-        if not match.group(1) or match.start() > cue.start():
+        # "from" names an investor only after the money ("a spin-out from X raised", "veterans
+        # from X" do not)
+        before = sentence[: match.start()]
+        if not match.group(1) or (_MONEY.search(before) and not _PEOPLE.search(before[-60:])):
             investors += [n for n in _names(match.group(2), aliases) if n not in investors]
     if investors:
         entry["investors"] = investors[:MAX_LIST]
@@ -365,48 +349,68 @@ def page_candidates(page: SitePage, rank: int, index: int, aliases: list[str]) -
     text = page.text[:MAX_TEXT]
     found: list[Candidate] = []
     quotes: dict[tuple[int, int], str] = {}  # one sentence search per match
+    blocks = about_blocks(text, aliases)  # "About Acme" boilerplate: about the company
+    team = page.kind == "team" or any(_TEAM_SEGMENT.match(s) for s in segments(page))
 
-    def add(name: str, value: Any, span: tuple[int, int], priority: int, us: bool = False) -> None:
+    def ours(start: int, us: bool = False) -> bool:
+        subject = subject_before(text, start)
+        return about_us(subject, aliases, us) or any(a <= start < b for a, b in blocks)
+
+    def add(
+        name: str, value: Any, span: tuple[int, int], priority: int, us: bool = False, strict=0
+    ) -> None:
         if span not in quotes:
             quotes[span] = sentence_at(text, *span)
         quote = quotes[span]
-        # Elsewhere than profile pages the company (or "we") must be the subject: named in
-        # the sentence before the match ("Budibase was founded in ...").
-        subject = re.split(r"[.!?]\s+|\n", text[max(0, span[0] - 200) : span[0]])[-1]
-        if COPYRIGHT.search(quote) or (rank == 2 and not about_us(subject, aliases, us)):
+        # Elsewhere than profile pages (and for loose phrasings everywhere) the company (or
+        # "we") must be the subject: named in the sentence before the match ("Acme was
+        # founded in ...").
+        if COPYRIGHT.search(quote) or ((rank == 2 or strict) and not ours(span[0], us)):
             return
         letters = [ch for ch in quote if ch.isalpha()]
         if sum(ch.isupper() for ch in letters) > 0.6 * len(letters) > 12:
             return  # an all-caps sentence is a disclaimer or a banner, not a statement
         order = (priority, rank, index, span[0])
+        if name == "headquarters":  # a profile or the home page before any post
+            order = (int(rank >= 2), *order)
         found.append(Candidate(name, value, Cite(page.url, quote), order, page.url))
 
     for priority, pattern, first_person in _FOUNDED:
         for match in _first(pattern, text):
             sentence = sentence_at(text, match.start(), match.end())
             year = valid_year(match.group(1))
-            if year and not _PERSON.search(sentence):
-                if not first_person or about_us(sentence, aliases, True):
-                    add("yearFounded", year, match.span(), priority)
+            subject = subject_before(text, match.start())
+            named = about_us(match.group(0), aliases)  # "Jo and Al founded Acme in 2015"
+            if not year or _PERSON.search(sentence):
+                continue
+            if not named and names_another(subject, aliases):
+                continue  # another firm's or a person's founding ("X Capital was founded")
+            if first_person == 1 and not about_us(sentence, aliases, True):
+                continue
+            # "Acme was launched in 2014"; on a team page a bio's years are never ours
+            strict = not named and (first_person == 2 or team)
+            add("yearFounded", year, match.span(), priority, strict=strict)
     for heading, _level, body in page.sections:
         if heading and _STORY.search(heading) and (match := _STORY_START.search(body or "")):
             where = text.find(body[: match.end()])
             if where >= 0 and (year := valid_year(match.group(1))):
                 add("yearFounded", year, (where, where + match.end()), 1)
-    for priority, pattern in _HQ:
+    for priority, pattern, strict in _HQ:
         for match in _first(pattern, text):
+            place, end = _hq_place(match, priority, text)
             place = ", ".join(  # "Headquartered in Austin, Acme ...": Acme is no place
                 part
-                for part in (_hq_place(match, priority, text) or "").split(", ")
+                for part in (place or "").split(", ")
                 if part and not any(alias in part.casefold() for alias in aliases)
             )
-            if place:
-                add("headquarters", place, match.span(), priority, us=True)
+            if place and not (strict and _NOT_SITE.search(subject_before(text, match.start()))):
+                add("headquarters", place, (match.start(), end), priority, us=True, strict=strict)
     if rank == 0:
-        for start, end in _address_blocks(text)[:MAX_MATCHES]:
+        for start, end in address_blocks(text)[:MAX_MATCHES]:
             if place := address_place(text[start:end]):
+                end = start + city_line_end(text[start:end], place)
                 cite = Cite(page.url, text[start:end])  # the block's lines, one quote
-                order = (1, rank, index, start)
+                order = (0, 1, rank, index, start)
                 found.append(Candidate("headquarters", place, cite, order, page.url))
     for pattern, profile_only in _EMPLOYEES:
         for match in _first(pattern, text) if rank == 0 or not profile_only else ():
@@ -432,7 +436,7 @@ def page_candidates(page: SitePage, rank: int, index: int, aliases: list[str]) -
                 start = where + (cue.start() if cue else 0)  # the subject comes before it
                 add("funding", entry, (start, where + len(sentence)), 0, us=True)
             offset = max(offset, where)
-    customer_page = any(_CUSTOMER_SEGMENT.match(s) for s in segments(page))
+    customer_page = any(CUSTOMER_SEGMENT.match(s) for s in segments(page))
     for match in _first(_CUSTOMERS, text):
         names = _names(match.group(3), aliases)
         loose = match.group(1) or match.group(2)  # "from X", "companies like X": 2 names

@@ -67,6 +67,11 @@ class SitePage:
     html: str = ""
     # Its ``rel=canonical`` URL ("" when none): news and people dedupe by it.
     canonical: str = ""
+    # What the page is (``pipeline.page_kinds``: "product", "pricing", "team", "post",
+    # "legal", ...), decided from its content when the site is read; "" until then.
+    kind: str = ""
+    # Its language (ISO 639-1 such as "en", "sr"), detected from its text; "" when unknown.
+    language: str = ""
 
 
 @dataclass
@@ -145,6 +150,8 @@ def read_site(
     from ci_service.intel.boilerplate import drop_repeated_lines
     from ci_service.intel.crawl import crawl_site, probe_feed_paths
     from ci_service.intel.errors import BlockedUrl
+    from ci_service.pipeline.language import annotate_languages
+    from ci_service.pipeline.page_kinds import classify_pages
 
     config = context.settings()
     pages_cap = max_pages or max(1, int(config.crawl_max_pages))
@@ -178,6 +185,9 @@ def read_site(
         # Text most pages of the site repeat (menus, footers) is not evidence.
         drop_repeated_lines([p.page for p in crawl.pages])
         snapshot.pages = [_page(p) for p in crawl.pages if p.page.text or p.page.title]
+        # The language first: page kinds, dates and prices are read in it.
+        annotate_languages(snapshot.pages)
+        classify_pages(snapshot.pages)
         snapshot.errors.extend(crawl.errors)
         snapshot.skipped.extend(crawl.skipped)
         if not snapshot.pages:

@@ -58,9 +58,25 @@ def normalize(name: str) -> str:
     return " ".join(_WORD.findall((name or "").casefold()))
 
 
+_LETTERS = str.maketrans({"đ": "d", "ł": "l", "ø": "o", "ß": "ss", "æ": "ae", "œ": "oe", "ı": "i"})
+
+
+def _latin(text: str) -> str:
+    """``text`` in plain Latin letters ("Zašto" -> "zasto", "Größe" -> "grosse")."""
+    import unicodedata
+
+    decomposed = unicodedata.normalize("NFKD", text.casefold().translate(_LETTERS))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
 def stable_id(prefix: str, name: str) -> str:
-    """``prefix-slug`` (at most 64 characters; long names end in a short hash)."""
-    slug = "-".join(_WORD.findall((name or "").casefold())) or "item"
+    """``prefix-slug`` (at most 64 characters; long names end in a short hash). Letters
+    with accents count as their plain letter, so "Zašto" and "Zadato" stay apart; a name in
+    a script without Latin letters is known by a hash of itself."""
+    words = _WORD.findall(_latin(name or ""))
+    if not words and (name or "").strip():
+        words = ["x" + hashlib.sha256(name.strip().encode()).hexdigest()[:12]]
+    slug = "-".join(words) or "item"
     full = f"{prefix}-{slug}"
     if len(full) <= 64:
         return full

@@ -181,12 +181,23 @@ def _unit_kind(plan: dict[str, Any]) -> str:
     return "per-person" if re.search(r"user|seat|member|agent|person", unit) else unit or "flat"
 
 
+def format_amount(amount: float) -> str:
+    """An amount with the precision it was stated with: "1,000", "19.99", "0.005" (never
+    a sub-cent price rounded to "0.00")."""
+    value = float(amount)
+    if value.is_integer():
+        return f"{value:,.0f}"
+    if abs(value) >= 0.01 and round(value, 2) == value:
+        return f"{value:,.2f}"
+    return f"{value:,.6f}".rstrip("0")
+
+
 def price_terms(plan: dict[str, Any]) -> str:
     """A plan's price as people write it: "$19 per agent/month", "on request"."""
     if plan.get("onRequest") or plan.get("price") is None:
         return "price on request"
     amount = plan["price"]
-    number = f"{amount:,.0f}" if float(amount).is_integer() else f"{amount:,.2f}"
+    number = format_amount(amount)
     symbol = {"USD": "$", "GBP": "£", "EUR": "€"}.get(plan.get("currency") or "", "")
     money = f"{symbol}{number}" if symbol else f"{number} {plan.get('currency') or ''}".strip()
     unit = plan.get("unit") or ""

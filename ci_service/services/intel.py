@@ -44,6 +44,7 @@ from ci_service.store.competitors import Competitor
 from ci_service.store.db import transaction
 from ci_service.store.intel import (
     INTEL_TYPES,
+    PAGE_KINDS,
     SCOPES,
     IntelItem,
     next_seq,
@@ -168,11 +169,14 @@ def record_evidence(
     scope: str = "competitor",
     published_at: datetime | None = None,
     metadata: dict[str, Any] | None = None,
+    page_kind: str | None = None,
 ) -> RecordResult:
     """Store one fetched page, document section or news item as EVIDENCE (one transaction).
 
     ``scope`` ``competitor`` needs ``competitor_id``; ``offering`` needs ``offering_id``
     (the offering's competitor is stored too, so competitor filters find it);
+    ``page_kind`` is what the page is (``store.intel.PAGE_KINDS``; a new reading of an
+    unchanged page updates it in place, it is not a change of the source);
     ``organization`` needs neither. A missing owner is a 404. ``url`` identifies the
     source (for a document section use e.g. ``file-url#section-3``). Raises
     ValidationFailed for an unknown source type or scope, or empty content.
@@ -203,6 +207,9 @@ def record_evidence(
             offering_id=offering_id,
         )
         if previous is not None and previous.content_hash == digest:
+            if page_kind and previous.page_kind != page_kind:
+                previous.page_kind = page_kind
+                previous.save(only=[IntelItem.page_kind])
             return RecordResult(previous, "unchanged", previous.id)
         changes = None
         if previous is not None:
@@ -223,6 +230,7 @@ def record_evidence(
             previous_item=previous.id if previous else None,
             changes=changes,
             published_at=published_at,
+            page_kind=page_kind if page_kind in PAGE_KINDS else None,
         )
     return RecordResult(item, "changed" if previous else "new", previous.id if previous else None)
 
@@ -266,6 +274,7 @@ def list_intel(
     *,
     competitor_id: str | None = None,
     type: str | None = None,  # noqa: A002 - the API's name
+    page_kind: str | None = None,
     ids: list[str] | None = None,
     limit: int | None = None,
     offset: int | None = None,
@@ -278,6 +287,10 @@ def list_intel(
         query = query.where(IntelItem.competitor == competitor_id)
     if type is not None:
         query = query.where(IntelItem.type == type)
+    if page_kind is not None:
+        if page_kind not in PAGE_KINDS:
+            raise fail({"pageKind": [f"must be one of {', '.join(PAGE_KINDS)}"]})
+        query = query.where(IntelItem.page_kind == page_kind)
     limit = 1000 if limit is None else max(0, min(limit, 1000))
     if ids is not None:
         # Looked up by primary key and sorted here: with ORDER BY seq SQLite would walk the
@@ -332,6 +345,7 @@ def intel_to_dict(item: IntelItem) -> dict[str, Any]:
         "previousItemId": item.previous_item_id,
         "changes": item.changes,
         "publishedAt": iso(item.published_at),
+        "pageKind": item.page_kind,
         "createdByUserId": item.created_by_user_id,
         "createdAt": iso(item.created_at),
         "updatedAt": iso(item.updated_at),

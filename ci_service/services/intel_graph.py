@@ -19,7 +19,8 @@ helper                     node (key)                     edge
 
 RELATED_TO rule: the topics given to one ``link_topics`` call come from the same source
 set, so each pair among its first ``MAX_RELATED`` topics is related; one edge per pair,
-from the alphabetically smaller topic to the larger.
+from the alphabetically smaller topic to the larger. Topics are read with the stop words
+of the texts' languages (``extract_topics(texts, languages=...)``, ``pipeline.language``).
 
 Document, event and person nodes carry the owner as ``ref_type``/``ref_id``, so deleting
 the competitor or offering removes them with its own node. Topics belong to no owner: a
@@ -177,9 +178,15 @@ def _topic_key(topic: str) -> str:
     return f"TOPIC:{_digest(' '.join(topic.casefold().split()))}"
 
 
-def link_topics(workspace_id: str, owner: Any, topics: list[str]) -> list[GraphNode]:
+def link_topics(
+    workspace_id: str, owner: Any, topics: list[str], *, replace: bool = False
+) -> list[GraphNode]:
     """TOPIC nodes for ``topics`` (shared per workspace), MENTIONS from the owner and
-    RELATED_TO between each pair of the first ``MAX_RELATED``."""
+    RELATED_TO between each pair of the first ``MAX_RELATED``.
+
+    ``replace``: ``topics`` are all the owner's topics now (a new collection of its whole
+    site), so its MENTIONS of other topics are removed and topics nobody mentions any more
+    pruned; a topic an older rule took from a stop word ("ili", "the") goes with them."""
     owner_n = owner_node(workspace_id, as_owner(owner))
     nodes: dict[str, GraphNode] = {}
     for topic in topics:
@@ -192,6 +199,10 @@ def link_topics(workspace_id: str, owner: Any, topics: list[str]) -> list[GraphN
         node = graph.upsert_node(workspace_id, "TOPIC", key, text.casefold(), ref_type="topic")
         graph.link(workspace_id, owner_n, node, "MENTIONS")
         nodes[key] = node
+    if replace and nodes:
+        kept = {node.id for node in nodes.values()}
+        if graph.unlink(workspace_id, source=owner_n, label="MENTIONS", keep_targets=kept):
+            prune_topics(workspace_id)
     related = sorted(list(nodes.values())[:MAX_RELATED], key=lambda n: n.name)
     for first, second in combinations(related, 2):
         graph.link(workspace_id, first, second, "RELATED_TO")

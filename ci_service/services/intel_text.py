@@ -1,11 +1,15 @@
 """Deterministic text extractors for the graph: recurring topics and named people.
 
-``extract_topics(texts)``: candidate terms are words (3+ letters, not stop words, not
-numbers) and two-word phrases of consecutive such words (a stop word or punctuation ends a
-phrase). A term is a topic when it occurs at least twice and, given several texts, in at
-least two of them. Score = 2 × texts containing it + occurrences, phrases × 1.5; ties by
-alphabet. A word is dropped when a chosen phrase containing it covers half its
-occurrences. Lower case out; at most ``max_topics``.
+``extract_topics(texts, languages=None)``: candidate terms are words (3+ letters of any
+script, not stop words, not numbers; a French or Italian elision such as "l'" dropped) and
+two-word phrases of consecutive such words (a stop word or punctuation ends a phrase). The
+stop words are those of every language among the texts (``languages[i]`` is the ISO 639-1
+code of ``texts[i]``; a text without one is detected, ``pipeline.language``) and English's,
+so a Serbian site's "ili", "koje" and "kao" never become topics. A term is a topic when it
+occurs at least twice and, given several texts, in at least two of them. Score = 2 × texts
+containing it + occurrences, phrases × 1.5; ties by alphabet. A word is dropped when a
+chosen phrase containing it covers half its occurrences. Lower case out; at most
+``max_topics``.
 
 ``extract_people(text, json_ld=None)`` (kept for callers of this text-only form; the
 pipeline reads people with ``ci_service.pipeline.people``, which also understands cards,
@@ -20,34 +24,31 @@ Officer", "John Smith | VP of Sales"), or JSON-LD ``Person`` objects (``name`` a
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections import Counter
 from typing import Any
 
-STOP_WORDS = frozenset(
-    """a about above after again against all also am an and any are as at be because been
-    before being below between both but by can could did do does doing down during each few
-    for from further get got had has have having he her here hers herself him himself his how
-    i if in into is it its itself just let like made make many may me more most much must my
-    myself new no nor not now of off on once one only or other our ours ourselves out over own
-    per same see she should so some such than that the their theirs them themselves then there
-    these they this those through to too under until up upon us use used using very via was we
-    well were what when where which while who whom why will with within without would yes yet
-    you your yours yourself yourselves all-in-one across along already always among another
-    anyone anything around available based best better build built click com contact cookie
-    cookies copyright day days every find first free get help home inc including learn less
-    ltd menu more need next off online page pages policy privacy read register reserved right
-    rights sign start team terms today top way ways web website www year years""".split()
+from ci_service.pipeline.language import combined_stop_words, detect_language, stop_words
+
+# English stop words (``pipeline/language_data/en.txt``); other languages' lists come from
+# ``pipeline.language.stop_words``.
+STOP_WORDS = stop_words("en")
+
+# A word: a letter, then letters, digits, "+", "-" or an apostrophe, ending on a letter, digit
+# or "+" (any script: "mesečno", "Überblick"); punctuation ends a phrase.
+_TOKEN = re.compile(r"[^\W\d_][\w+\-'’]*(?:[^\W_]|\+)|[^\W\d_]|[.,;:!?()\[\]{}|/\"«»„“”]")
+# French and Italian elisions: "l'entreprise" is "entreprise".
+_ELISION = re.compile(
+    r"^(?:l|d|j|m|n|s|t|c|qu|jusqu|lorsqu|puisqu|quoiqu|dell|dall|nell|sull|all|un)['’]"
 )
 
-_TOKEN = re.compile(r"[A-Za-z][A-Za-z0-9+\-']*[A-Za-z0-9+]|[A-Za-z]|[.,;:!?()\[\]{}|/\"]")
 
-
-def _runs(text: str) -> list[list[str]]:
+def _runs(text: str, stop: frozenset[str] = STOP_WORDS) -> list[list[str]]:
     """Runs of consecutive content words (lower case)."""
     runs: list[list[str]] = [[]]
     for token in _TOKEN.findall(text or ""):
-        word = token.lower()
-        if len(word) < 3 or word in STOP_WORDS or not word[0].isalpha():
+        word = _ELISION.sub("", unicodedata.normalize("NFC", token.casefold())).replace("’", "'")
+        if len(word) < 3 or word in stop or not word[0].isalpha():
             if runs[-1]:
                 runs.append([])
             continue
@@ -55,14 +56,34 @@ def _runs(text: str) -> list[list[str]]:
     return [run for run in runs if run]
 
 
-def extract_topics(texts: list[str], *, max_topics: int = 10) -> list[str]:
+def topic_stop_words(texts: list[str], languages: list[str] | None = None) -> frozenset[str]:
+    """The stop words topics of ``texts`` are read without: those of every language among
+    the texts (``languages[i]`` is that of ``texts[i]``; "" or missing: detected), and
+    English."""
+    given = list(languages or [])
+    codes = {
+        (given[i] if i < len(given) and given[i] else "") or detect_language(text)
+        for i, text in enumerate(texts)
+    }
+    return combined_stop_words(codes)
+
+
+def extract_topics(
+    texts: list[str], *, max_topics: int = 10, languages: list[str] | None = None
+) -> list[str]:
     """Recurring topics of ``texts`` (see the module docstring for the rule)."""
-    texts = [t for t in texts if t and t.strip()]
+    pairs = [
+        (text, languages[i] if languages and i < len(languages) else "")
+        for i, text in enumerate(texts)
+        if text and text.strip()
+    ]
+    texts = [text for text, _code in pairs]
+    stop = topic_stop_words(texts, [code for _text, code in pairs])
     occurrences: Counter[str] = Counter()
     documents: Counter[str] = Counter()
     for text in texts:
         seen: set[str] = set()
-        for run in _runs(text):
+        for run in _runs(text, stop):
             terms = run + [f"{a} {b}" for a, b in zip(run, run[1:], strict=False)]
             occurrences.update(terms)
             seen.update(terms)

@@ -158,7 +158,7 @@ def latest_changes(
     news = (
         IntelItem.select(*_ITEM_FIELDS)
         .where(mine & (IntelItem.source_type == "NEWS"))
-        .order_by(IntelItem.seq.desc())
+        .order_by(IntelItem.published_at.desc(nulls="LAST"), IntelItem.seq.desc())
         .limit(limit)
     )
     found.extend(_item_change("news", item, names) for item in news)
@@ -219,7 +219,9 @@ def competitor_news(workspace_id: str, competitor_id: str) -> list[dict[str, Any
             IntelItem.competitor == competitor_id,
             IntelItem.source_type == "NEWS",
         )
-        .order_by(IntelItem.seq.desc())
+        # Newest by the date the page states: a collect stores a site's news newest first,
+        # so the newest stored item is the oldest post.
+        .order_by(IntelItem.published_at.desc(nulls="LAST"), IntelItem.seq.desc())
         .limit(NEWS_SHOWN)
     )
     return [intel.intel_to_dict(item) for item in query]

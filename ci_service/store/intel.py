@@ -37,6 +37,23 @@ from ci_service.timeutil import utcnow
 INTEL_TYPES = ("EVIDENCE", "INTERNAL_NOTE")
 SOURCE_TYPES = ("WEB_PAGE", "DOCUMENT", "NEWS", "INTERNAL_NOTE")
 SCOPES = ("competitor", "organization", "offering")
+# What a fetched page is (``pipeline.page_kinds`` decides it from the page's content).
+PAGE_KINDS = (
+    "home",
+    "product",
+    "pricing",
+    "team",
+    "about",
+    "contact",
+    "news-list",
+    "post",
+    "customer",
+    "careers",
+    "legal",
+    "utility",
+    "archive",
+    "other",
+)
 
 
 class IntelItem(BaseModel):
@@ -58,6 +75,8 @@ class IntelItem(BaseModel):
     )
     changes = JSONField(null=True)
     published_at = UTCDateTimeField(null=True)
+    # PAGE_KINDS for web pages and news items; None for documents and notes (migration 0019).
+    page_kind = CharField(max_length=20, null=True)
     created_by_user_id = CharField(max_length=64, null=True)
     created_at = UTCDateTimeField(default=utcnow)
     updated_at = UTCDateTimeField(default=utcnow)
@@ -67,6 +86,7 @@ class IntelItem(BaseModel):
             (("workspace", "seq"), False),
             (("workspace", "competitor", "seq"), False),
             (("workspace", "url"), False),
+            (("workspace", "page_kind", "seq"), False),
         )
 
 

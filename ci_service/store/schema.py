@@ -179,3 +179,16 @@ def add_oauth_hardening(db):
         "UPDATE oauth_client SET first_connected_at = (SELECT MIN(g.created_at) FROM "
         "oauth_grant g WHERE g.client_id = oauth_client.id) WHERE first_connected_at IS NULL"
     )
+
+
+@migration("0019_page_kinds")
+def add_page_kinds(db):
+    # Issue 26: the kind of page an intel item was read from (home, pricing, post, legal
+    # ...), a filter of GET /api/intel. New field, not the model's (see 0007).
+    from peewee import CharField
+
+    add_column_if_missing(db, "intel_item", "page_kind", CharField(max_length=20, null=True))
+    db.execute_sql(
+        "CREATE INDEX IF NOT EXISTS intel_item_workspace_id_page_kind_seq "
+        "ON intel_item (workspace_id, page_kind, seq)"
+    )

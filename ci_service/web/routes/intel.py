@@ -10,7 +10,7 @@ import marshmallow as ma
 from ci_service.services import intel
 from ci_service.services.auth import READ, WRITE
 from ci_service.services.fields import SHORT, Enum, PageSchema
-from ci_service.store.intel import INTEL_TYPES, SCOPES, SOURCE_TYPES
+from ci_service.store.intel import INTEL_TYPES, PAGE_KINDS, SCOPES, SOURCE_TYPES
 from ci_service.web.api import Blueprint, SuccessSchema
 from ci_service.web.auth import principal, requires
 from ci_service.web.routes.resource_common import page_args
@@ -23,6 +23,7 @@ class IntelListQuerySchema(PageSchema):
         validate=SHORT, metadata={"description": "only this competitor's items"}
     )
     type = Enum(INTEL_TYPES, metadata={"description": "EVIDENCE or INTERNAL_NOTE"})
+    pageKind = Enum(PAGE_KINDS, metadata={"description": "only items read from pages of this kind"})
 
 
 class IntelItemSchema(ma.Schema):
@@ -51,6 +52,15 @@ class IntelItemSchema(ma.Schema):
         metadata={"description": "{summary, added, removed, ...} against the earlier version"},
     )
     publishedAt = ma.fields.DateTime(required=True, allow_none=True)
+    pageKind = ma.fields.String(
+        required=True,
+        allow_none=True,
+        validate=ma.validate.OneOf(PAGE_KINDS),
+        metadata={
+            "description": "what the page is (home, pricing, post, legal ...); null for "
+            "documents and notes"
+        },
+    )
     createdByUserId = ma.fields.String(required=True, allow_none=True)
     createdAt = ma.fields.DateTime(required=True)
     updatedAt = ma.fields.DateTime(required=True)
@@ -74,6 +84,7 @@ def list_intel(args):
         principal().workspace_id,
         competitor_id=args.get("competitorId"),
         type=args.get("type"),
+        page_kind=args.get("pageKind"),
         **page_args(args),
     )
     return {"intelItems": [intel.intel_to_dict(r) for r in rows]}
