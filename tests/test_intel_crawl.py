@@ -228,7 +228,7 @@ def test_parse_sitemap(data, expected):
 
 
 def test_crawl_order_puts_menu_entries_of_any_label_before_posts():
-    from ci_service.intel.crawl import (
+    from ci_service.intel.crawl_order import (
         RANK_KEY,
         RANK_LOW,
         RANK_MENU,
@@ -263,7 +263,7 @@ def test_links_know_whether_they_sit_in_the_menu():
 
 
 def test_a_post_announcing_something_comes_before_the_rest_of_the_blog():
-    from ci_service.intel.crawl import RANK_NORMAL, RANK_POST, crawl_rank
+    from ci_service.intel.crawl_order import RANK_NORMAL, RANK_POST, crawl_rank
 
     site = "https://example.test/blog/"
     assert crawl_rank(site + "new-tool", "we unveiled our poll tool to the world") == RANK_NORMAL
@@ -272,7 +272,7 @@ def test_a_post_announcing_something_comes_before_the_rest_of_the_blog():
 
 
 def test_a_nested_copy_of_a_site_is_not_crawled():
-    from ci_service.intel.crawl import is_mirror_copy
+    from ci_service.intel.crawl_order import is_mirror_copy
 
     assert is_mirror_copy("https://example.test/example.com/team/")
     assert is_mirror_copy("https://example.test/www.example.co.uk/about/index.html")

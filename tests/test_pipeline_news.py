@@ -11,8 +11,8 @@ from ci_service.pipeline.news import (
     is_article_url,
     list_entries,
     news_entries,
-    parse_date,
 )
+from ci_service.pipeline.news_dates import parse_date
 from ci_service.pipeline.site import NewsEntry, SitePage, SiteSnapshot
 from ci_service.store.db import connection
 from ci_service.store.graph import GraphNode

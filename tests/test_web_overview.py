@@ -548,3 +548,19 @@ def test_news_shows_newest_first_by_the_date_the_page_states(web):
         positions = [body.index(t) for t in ("Newest post", "Middle post", "Oldest post")]
         assert positions == sorted(positions), path
         assert "2019-05-20" in body
+
+
+def test_intel_page_shows_the_page_kind(web):
+    cid = add_competitor(web)
+    with connection():
+        result = intel.record_evidence(
+            web.workspace_id,
+            source_type="WEB_PAGE",
+            url="https://globex.example/what-it-costs",
+            title="What it costs",
+            content="Pro $49 per user per month",
+            competitor_id=cid,
+            page_kind="pricing",
+        )
+    body = text(web.get(f"/intel/{result.item.id}"))
+    assert "Page kind" in body and '<span class="badge">pricing</span>' in body

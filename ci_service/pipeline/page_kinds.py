@@ -242,7 +242,7 @@ def _people_pairs(text: str) -> int:
 
 def _dated_entries(doc: Any) -> int:
     """How many distinct dated entries the page lists (time elements or written dates)."""
-    from ci_service.pipeline.news import _DATE
+    from ci_service.pipeline.news_dates import _DATE
 
     if doc is None:
         return 0
@@ -370,7 +370,8 @@ def _visible_date(page: Any, doc: Any, news_section: bool) -> Any:
     """The date an article shows its reader: in its URL, a ``<time>`` in its body, or
     written near its heading ("Posted on 3 March 2024 by ..."). A date only in the page's
     metadata counts under a news section: site templates stamp every page with one."""
-    from ci_service.pipeline.news import _URL_DATE, _article_date, find_date
+    from ci_service.pipeline.news import _article_date
+    from ci_service.pipeline.news_dates import _URL_DATE, find_date
 
     if _URL_DATE.search(urlsplit(page.url).path):
         return _article_date(page, doc)
@@ -415,7 +416,7 @@ def _spaced_text(element: Any) -> str:
 
 def _dated_links(doc: Any) -> int:
     """Paragraphs and list items that hold a link and a written date."""
-    from ci_service.pipeline.news import _DATE
+    from ci_service.pipeline.news_dates import _DATE
 
     if doc is None:
         return 0
