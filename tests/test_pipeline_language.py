@@ -236,3 +236,25 @@ def test_a_new_collection_replaces_the_topics_older_rules_took_from_stop_words(m
     with connection(), transaction():  # without replace, topics only accumulate
         link_topics(ws.id, rival, ["tiket"])
     assert "usmeravanje tiketa" in topics()
+
+
+def test_plain_english_is_read_without_the_model_and_other_languages_are_not():
+    from ci_service.pipeline import language
+
+    english = "Our platform helps you and your team to answer the questions of customers. " * 3
+    serbian = "Pratilac je softver za korisničku podršku koji tim koristi svaki dan. " * 3
+    german = "Wir bauen Software für Teams, die mit ihren Kunden in Kontakt bleiben. " * 3
+    assert language._plainly_english(english)
+    assert not language._plainly_english(serbian)
+    assert not language._plainly_english(german)
+    assert language.detect_language(english) == "en"
+
+
+def test_declared_english_with_only_english_letters_needs_no_model_and_is_english():
+    from ci_service.pipeline import language
+
+    html = '<html lang="en"><body>x</body></html>'
+    words = "Globex flow ticket routing dashboards © reports " * 20
+    assert language.detect_language(words, html) == "en"
+    serbian = "Pratilac je softver za korisničku podršku koji naš tim koristi svaki dan. " * 8
+    assert language.detect_language(serbian, html) in ("sr", "hr", "bs")

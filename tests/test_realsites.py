@@ -51,7 +51,8 @@ def test_collect_completes_and_everything_reads_back(collected, name):
     knowledge, run, _scored = collected[name]
     assert run["job"]["status"] == "completed", run["job"]
     assert knowledge.competitor["status"] == "COMPLETE"
-    assert len(knowledge.intel) >= 20  # GET /api/intel answered (it once gave 500 here)
+    # GET /api/intel answered (it once gave 500 here) with every page read
+    assert len(knowledge.intel) >= (20 if name in REAL else 8)
 
 
 @pytest.mark.parametrize("name", SITES)

@@ -159,11 +159,30 @@ def _shtokavian_variant(text: str, ranked: list[tuple[str, float]]) -> str:
     return next((code for code, _p in ranked if code in candidates), "hr")
 
 
+# English's commonest function words: at a fifth of a text's words or more, the text is
+# English, and the model (half a second to load, once per process) is not needed.
+_ENGLISH_FUNCTION_WORDS = frozenset(
+    "the and of to a in is for with on that you your our we are it this by be as at from or "
+    "an can will".split()
+)
+_PLAINLY_ENGLISH = 0.2
+
+
+def _plainly_english(text: str) -> bool:
+    words = [w.casefold() for w in _WORD.findall(text)]
+    if len(words) < 20:
+        return False
+    hits = sum(1 for w in words if w in _ENGLISH_FUNCTION_WORDS)
+    return hits >= _PLAINLY_ENGLISH * len(words)
+
+
 def _detect(text: str) -> tuple[str, float]:
     """(language, confidence) of ``text``; ("", 0.0) when it has too few letters."""
     text = _URL_OR_MAIL.sub(" ", (text or "")[: MAX_CHARS * 2])[:MAX_CHARS]
     if _letters(text) < MIN_LETTERS:
         return "", 0.0
+    if _plainly_english(text):
+        return "en", 0.99
     ranked = _model().rank(text)
     group = sum(p for code, p in ranked if code in SHTOKAVIAN)
     code, best = next(((c, p) for c, p in ranked if c not in SHTOKAVIAN), ("", 0.0))
@@ -177,6 +196,9 @@ def detect_language(text: str, html: str = "") -> str:
     ``html``, its declared language wins unless the text clearly says otherwise
     (:func:`page_language`'s rule)."""
     declared = declared_language(html) if html else ""
+    if declared == "en" and all(c.isascii() for c in (text or "") if c.isalpha()):
+        # Declared English with no letter English lacks: nothing for the model to overrule.
+        return "en"
     code, confidence = _detect(text)
     return _decide(declared, code, confidence, text)
 

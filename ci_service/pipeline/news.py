@@ -45,7 +45,7 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from ci_service.intel.boilerplate import is_site_frame, page_body
 from ci_service.pipeline.news_dates import _DATE, find_date, parse_date, url_date
-from ci_service.pipeline.site import NewsEntry, SitePage, SiteSnapshot
+from ci_service.pipeline.site import NewsEntry, SitePage, SiteSnapshot, parse_html
 
 MAX_NEWS = 50
 MAX_LIST_ENTRIES = 100
@@ -172,15 +172,7 @@ def _title_key(title: str) -> str:
 
 
 def _document(page: SitePage) -> Any:
-    import lxml.html
-
-    html = getattr(page, "html", "") or ""
-    if not html:
-        return None
-    try:
-        return lxml.html.document_fromstring(html.encode("utf-8", "replace"))
-    except Exception:  # unparseable markup: nothing more to read than the text
-        return None
+    return parse_html(getattr(page, "html", "") or "")
 
 
 def _one_line(text: str | None) -> str:

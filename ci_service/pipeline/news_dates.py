@@ -35,6 +35,23 @@ _DATEPARSER = {
 }
 
 
+# The forms pages write most ("July 27, 2018", "27 Jul 2018", "July 2018"): read directly,
+# dateparser (a millisecond a call) only for the rest.
+_COMMON_FORMS = ("%B %d %Y", "%b %d %Y", "%d %B %Y", "%d %b %Y", "%B %Y", "%b %Y", "%Y/%m/%d")
+_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)\b", re.IGNORECASE)
+
+
+def _common_form(text: str) -> datetime | None:
+    cleaned = _ORDINAL.sub("", text).replace(",", " ").replace(" of ", " ")
+    cleaned = " ".join(cleaned.replace(". ", " ").rstrip(".").split())
+    for form in _COMMON_FORMS:
+        try:
+            return datetime.strptime(cleaned, form).replace(tzinfo=UTC)
+        except ValueError:
+            continue
+    return None
+
+
 def parse_date(value: Any) -> datetime | None:
     """``value`` (ISO text, "July 27, 2018", a datetime) as an aware UTC datetime, or None
     when it is not a date or lies outside 1990 .. now + 2 days."""
@@ -47,6 +64,8 @@ def parse_date(value: Any) -> datetime | None:
         try:
             when = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
+            when = _common_form(text)
+        if when is None:
             import dateparser
 
             when = dateparser.parse(text, languages=["en"], settings=_DATEPARSER)

@@ -182,15 +182,9 @@ def _path_segments(url: str) -> list[str]:
 
 
 def _document(page: Any) -> Any:
-    import lxml.html
+    from ci_service.pipeline.site import parse_html
 
-    html = getattr(page, "html", "") or ""
-    if not html.strip():
-        return None
-    try:
-        return lxml.html.document_fromstring(html.encode("utf-8", "replace"))
-    except Exception:  # unparseable markup: the text alone decides
-        return None
+    return parse_html(getattr(page, "html", "") or "")
 
 
 def _h1(doc: Any) -> str:
@@ -310,7 +304,8 @@ def classify(page: Any, *, is_start: bool = False) -> str:
         scores[ARCHIVE] += 4.0
 
     prices = len(_PRICE.findall(text))
-    plan_words = len(_PLAN_WORDS.findall(text))
+    # Plan words matter only beside prices (and are the slowest words to look for).
+    plan_words = len(_PLAN_WORDS.findall(text)) if prices >= 2 else 0
     if prices >= 2 and plan_words >= 1:
         scores[PRICING] += min(prices, 8) * 0.5 + min(plan_words, 6) * 0.5
     elif prices >= 3 and words < 1500:

@@ -83,14 +83,9 @@ def _one_line(text: str | None) -> str:
 
 
 def _parse(html: str) -> Any:
-    import lxml.html
+    from ci_service.pipeline.site import parse_html
 
-    if not html or not html.strip():
-        return None
-    try:
-        return lxml.html.document_fromstring(html.encode("utf-8", "replace"))
-    except Exception:  # empty or unparseable markup: nothing to read
-        return None
+    return parse_html(html)
 
 
 def _href(el: Any, base: str) -> str:

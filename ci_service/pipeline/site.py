@@ -85,6 +85,20 @@ class SiteSnapshot:
     skipped: list[tuple[str, str]] = field(default_factory=list)
 
 
+def parse_html(html: str) -> Any:
+    """A page's markup as an lxml document, or None for empty or unparseable markup (then
+    there is nothing more to read than its text). A fresh tree each call: extractors prune
+    theirs."""
+    import lxml.html
+
+    if not html or not html.strip():
+        return None
+    try:
+        return lxml.html.document_fromstring(html.encode("utf-8", "replace"))
+    except Exception:  # lxml raises several types for markup it cannot read
+        return None
+
+
 def _page(crawled: Any) -> SitePage:
     page = crawled.page
     return SitePage(
