@@ -7,7 +7,7 @@ stored evidence content) and returns a :class:`Cite` per fact: the page URL and 
 recorded, :class:`EvidenceMap` knows the evidence id of every source URL, and
 :meth:`EvidenceMap.resolve` turns a Cite into the stored form::
 
-    {"evidenceId": "...", "quote": "We are headquartered in Cambridge, UK.",
+    {"evidenceId": "...", "quote": "We are headquartered in Leeds, UK.",
      "url": "https://example.com/company/#:~:text=We%20are%20headquartered..."}
 
 ``url`` is the page URL with a text fragment (``#:~:text=start,end``, the WICG "URL

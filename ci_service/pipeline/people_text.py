@@ -93,8 +93,8 @@ NOT_NAME_WORDS = frozenset(
     copyright reserved rights inc ltd llc gmbh corp corporation limited group holdings labs
     systems technologies technology networks digital global international united states kingdom
     america europe asia africa north south east west london berlin cambridge boston seattle
-    chicago york san francisco los angeles belfast dublin toronto singapore tokyo amsterdam
-    munich zurich boulder atlanta miami california texas ireland england scotland wales germany
+    chicago york san francisco los angeles paris dublin toronto singapore tokyo amsterdam
+    munich zurich madrid atlanta miami california texas ireland england scotland wales germany
     france india china japan canada australia monday tuesday wednesday thursday friday saturday
     sunday january february march july september october november december today now next
     previous back top more less""".split()
@@ -125,8 +125,8 @@ LINK_WORDS = frozenset(
 # Places and calendar words: a card line holding one is a location or a date, not a title.
 PLACE_AND_TIME_WORDS = frozenset(
     """united states kingdom america europe asia africa london berlin cambridge boston seattle
-    chicago york san francisco los angeles belfast dublin toronto singapore tokyo amsterdam
-    munich zurich boulder atlanta miami california texas ireland england scotland wales
+    chicago york san francisco los angeles paris dublin toronto singapore tokyo amsterdam
+    munich zurich madrid atlanta miami california texas ireland england scotland wales
     germany france india china japan canada australia usa remote monday tuesday wednesday
     thursday friday saturday sunday january february march april may june july august
     september october november december since joined""".split()
@@ -162,7 +162,7 @@ def clean_name(raw: str, exclude: Collection[str] = ()) -> str | None:
     while tokens and tokens[0].strip(".").lower() in HONORIFICS:
         tokens = tokens[1:]
     if any(t.strip(",.") in ROLE_ACRONYMS for t in tokens):
-        return None  # "GEORGE GREY CEO" is a name and a title on one line
+        return None  # "JANE ROE CEO" is a name and a title on one line
     letters = [c for c in "".join(tokens) if c.isalpha()]
     if len(letters) > 3 and not any(c.islower() for c in letters):
         tokens = [_title_case(t) for t in tokens]

@@ -4,7 +4,7 @@ changes between two collections.
 Pricing pages: pages of kind pricing (``pipeline.page_kinds``: prices and plan words in
 the page's content), pages whose URL or title says pricing, plans or price, in English or
 the other languages the pipeline reads (``profile.is_pricing_page``) and pages the site
-links to with such words ("Pricing", "Self-hosting plans", "Cene"); blog, news and dated
+links to with such words ("Pricing", "On-premises plans", "Cene"); blog, news and dated
 article pages are not, nor pages whose kind (``SitePage.kind``, when known) is legal,
 utility, archive, post or careers. Pages of kind pricing or whose URL says pricing come
 first.

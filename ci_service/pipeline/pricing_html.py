@@ -34,7 +34,7 @@ by the joined text); without amounts it is free ("Free" name or line) or on requ
 on-request phrase, buttons included); its features are its list items and checked or
 bulleted lines (else the short lines after the price), calls to action, lead-ins ("All of
 Free, and:") and descriptions left out. The same plan name and period in a second card
-group on the page is named with the heading above that group ("Pro (Self-hosted)").
+group on the page is named with the heading above that group ("Pro (On-premises)").
 """
 
 from __future__ import annotations

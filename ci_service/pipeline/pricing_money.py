@@ -3,7 +3,7 @@
 
 An amount needs a currency: a symbol or ISO code in front ("$49", "US$ 49", "USD 1,200",
 "$ USD 104" when a page splits the symbol and the code into spans) or behind ("49,99 €",
-"20 GBP"). A bare number ("50,000 engagements", "14-day trial", "2019") is never a price,
+"20 GBP"). A bare number ("10,000 responses", "14-day trial", "2019") is never a price,
 and a number followed by a symbol that opens the next amount ("since 2019 $5") is not one.
 
 Numbers keep their precision ("$0.005" is 0.005). Separators: "1,000" and "1.000" are

@@ -33,7 +33,7 @@ _FEATURE_LABEL = re.compile(
 
 
 def label_name(label: str) -> str:
-    """A menu label less the generic words around a product name ("SDE OVERVIEW" -> "SDE",
+    """A menu label less the generic words around a product name ("FLOW OVERVIEW" -> "FLOW",
     "Features and Benefits" -> "")."""
     words = label.split()
     while words and words[0].casefold().strip(":") in _LABEL_NOISE:
@@ -90,8 +90,8 @@ def navigation(finder: Any) -> None:
 
 def linked_features(finder: Any) -> None:
     """The home page's feature blocks whose links (two thirds of them or more) go to one
-    product's own pages, pages no other product has ("Design: drag-and-drop experiment
-    design" tiles linking to its overview), are that product's features."""
+    product's own pages, pages no other product has ("Routing: send every ticket to the
+    right agent" tiles linking to its overview), are that product's features."""
     home = finder.home
     if home is None:
         return

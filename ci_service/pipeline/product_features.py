@@ -8,7 +8,7 @@ With HTML (the cards of ``product_layout.cards``), in the order of the page:
   with a list of two or more lines ("Track your results" over "Review stats.", "Analyze
   responses."): the heading is the feature;
 - name/description pairs: one block of three or more short names, each followed by the
-  line that says what it is ("Design" / "Drag-and-drop experiment design", ...);
+  line that says what it is ("Routing" / "Send every ticket to the right agent", ...);
 - the lines of a list under a feature heading ("Key features", "Capabilities").
 
 Never features: a grid under a heading for audiences, partners, questions, press logos,

@@ -13,7 +13,7 @@ helpers). Content rules only: no site's path, label or wording is named here.
 - :func:`in_prose`: a name used as a proper noun in running text (a sentence of six words
   or more, mostly lower case, with the name capitalized as given and, for a single
   capitalized word, not only at a sentence's start). Menu labels and headings ("Our
-  Vision", "Case Studies", "Solution Briefs") are not prose.
+  Mission", "Press Kit", "Resources") are not prose.
 - :func:`bundled_names`: the other name of a plan line that bundles a known product with
   another ("White label", "Acme + Acmecast"): a sibling product sold with it.
 - :func:`brand`: the name as the site writes it ("acme-io" given, "Acme.io" in titles).
@@ -142,9 +142,9 @@ def _capitalized(word: str) -> bool:
 
 def in_prose(name: str, pages: list[Any], site: str = "", uses: int = 2) -> Cite | None:
     """The first sentence that uses ``name`` (as written) as a proper noun in running text,
-    or None (see the module docstring). Inside a longer run of capitalized words ("Cache-
-    Based Side Channel Attacks In") it is part of a title, not a name; a word before it may
-    be ``site`` ("Acme SDE"). A single capitalized word needs ``uses`` such sentences."""
+    or None (see the module docstring). Inside a longer run of capitalized words ("Ten-
+    Step Guide To Better Routing In") it is part of a title, not a name; a word before it may
+    be ``site`` ("Acme Flow"). A single capitalized word needs ``uses`` such sentences."""
     if not name.strip():
         return None
     pattern = _pattern(name)
@@ -182,8 +182,8 @@ def in_prose(name: str, pages: list[Any], site: str = "", uses: int = 2) -> Cite
 
 
 def prefixed(name: str, site: str, pages: list[Any]) -> str:
-    """``"<site> <name>"`` when the text writes the name so most of the time ("SDE" ->
-    "Acme SDE"), else ``name``."""
+    """``"<site> <name>"`` when the text writes the name so most of the time ("Flow" ->
+    "Acme Flow"), else ``name``."""
     if not site or name.casefold().startswith(site.casefold()):
         return name
     full = f"{site} {name}"
@@ -196,7 +196,7 @@ def prefixed(name: str, site: str, pages: list[Any]) -> str:
 
 
 def subject_sentence(name: str, pages: list[Any]) -> str:
-    """The first sentence whose subject is ``name`` ("The cloud-based Acme SDE links your
+    """The first sentence whose subject is ``name`` ("The cloud-based Acme Flow links your
     data ...", "Acme Desk is a help desk ..."): what the product does."""
     verb = re.compile(
         r"^(?:the\s+)?(?:[\w-]+\s+){0,2}?" + re.escape(name) + r"(?:'s)?\s+(?:is|are|[a-z]{3,}s)\b"

@@ -32,7 +32,7 @@ this order:
    name shared by the page titles), described by that sentence.
 5. bundles: a plan line "<Product> + <Other>" on a pricing page (``product_extras.bundles``).
 
-A name the text mostly writes after the company's ("Acme SDE" for "SDE") takes that form;
+A name the text mostly writes after the company's ("Acme Flow" for "Flow") takes that form;
 a label naming the kind two products share ("Cloudsuites") is no product.
 
 A product's ``cite`` is the sentence of the page text that names it (its own page first,
@@ -280,7 +280,7 @@ class _Finder:
             if src.shop_plumbing(page, name):
                 continue
             if self.kinds and not facts and not src.in_prose(name, self.pages, self.site):
-                continue  # a heading ("Solution Briefs") the text never uses as a name
+                continue  # a heading ("Press Kit") the text never uses as a name
             description = facts.get("description") or self.described(page)
             self.add(name, page.url, description, [page.url])
 

@@ -23,7 +23,7 @@ each field the strongest phrasing wins, then the earlier page.
   founded in 1995", "Before Acme, Jane co-founded ..."), and on team pages any year whose
   sentence does not name the company: bios are never our history.
 - headquarters: "headquartered in X", "headquarters / HQ (is) in / at / : X", "HQ: <postal
-  address>", a place label before "HQ" ("Singapore HQ", "Oakland Office (HQ)", taking the
+  address>", a place label before "HQ" ("Singapore HQ", "Denver Office (HQ)", taking the
   city and state of the address below it); then a postal address block on a profile page (a
   street line, then a city with a country, or a US "City, ST 12345" / "City, State 12345"
   line; quoted up to its city line); then "based in X", "we are located in X" (the company
@@ -59,7 +59,7 @@ each field the strongest phrasing wins, then the earlier page.
   text rule's match with the same value, else by a sentence of that page naming the value
   and what it is ("since March of 2011"); otherwise it keeps only the id of the page's
   evidence, and is dropped when ``evidence`` is given and the page was not recorded.
-- industry: what the company says it is or makes ("Acme is an online quiz tool", "Acme, a
+- industry: what the company says it is or makes ("Acme is an online survey tool", "Acme, a
   developer of software for research and development, ...", the home page's description),
   see ``profile_industry``; nothing stated, no industry (never a default).
 - pricingLinks, offeringLinks, newsFeed: pricing pages, product pages

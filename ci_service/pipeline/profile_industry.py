@@ -5,8 +5,8 @@ default. A company describes itself in a few set phrasings:
   (press releases), on any page with the company's name as the subject;
 - "We are a <descriptor>", "Acme / We build / make / develop / provide / offer / create
   <descriptor>" on profile pages and the home page;
-- the home page's meta description ("Acme is a simple online quiz tool ...", or a bare
-  "Scientific software that ...") and, last, a segment of its title.
+- the home page's meta description ("Acme is a simple online survey tool ...", or a bare
+  "Accounting software that ...") and, last, a segment of its title.
 
 The descriptor is the noun phrase up to its head noun (software, platform, tool, provider,
 company, ...): "a provider / developer / maker of X" gives X; "a <words> company / startup /
@@ -81,7 +81,7 @@ def _words(tokens: list[str]) -> list[str]:
 
 
 def descriptor(rest: str, strict: bool = False) -> str | None:
-    """The industry a noun phrase states ("simple online quiz tool that ..." -> "online quiz
+    """The industry a noun phrase states ("simple online survey tool that ..." -> "online survey
     tool"), or None; ``strict``: only "a provider of X" / "an X company" phrasings."""
     tokens = _TOKEN.findall(rest[:240])
     pre: list[str] = []
@@ -227,7 +227,7 @@ def _named(label: str, aliases: list[str]) -> bool:
 
 
 def _bare(phrase: str, aliases: list[str]) -> str | None:
-    """A bare noun phrase that opens a description or title ("Scientific software that")."""
+    """A bare noun phrase that opens a description or title ("Accounting software that")."""
     words = phrase.split()
     while words and (
         words[0].casefold() in ("the", "a", "an") or _named(words[0].strip(",.:"), aliases)

@@ -2,7 +2,7 @@
 block, and the addresses a page states in markup (schema.org ``PostalAddress`` in JSON-LD
 or microdata, the page footer).
 
-- ``clean_place``: "Cambridge, UK" from a regex match (street lines, postal codes, months
+- ``clean_place``: "Leeds, UK" from a regex match (street lines, postal codes, months
   and words such as "our" or "global" are not places).
 - ``address_place``: the city of an address block: a US line "City, ST 12345" or
   "City, State 12345" (state spelt out), else a city before a country line.
@@ -43,7 +43,7 @@ US_STATES = (
     "Oregon|Pennsylvania|Rhode Island|South Carolina|South Dakota|Tennessee|Texas|Utah|"
     "Vermont|Virginia|Washington|West Virginia|Wisconsin|Wyoming|District of Columbia"
 )
-# "Austin, TX 78701", "Lehi, Utah 84043": a US city line with its ZIP code.
+# "Austin, TX 78701", "Provo, Utah 84601": a US city line with its ZIP code.
 _US_CITY = re.compile(
     rf"\b([A-Z][A-Za-z.'-]*(?:[ \t][A-Z][A-Za-z.'-]*){{0,3}}),[ \t]*({US_STATES}|[A-Z]{{2}})"
     r"[ \t]+\d{5}(?:-\d{4})?\b"
@@ -68,7 +68,7 @@ MAX_MARKUP = 400_000  # characters of a page's markup read for addresses
 
 
 def clean_place(raw: str) -> str | None:
-    """A place string ("Cambridge, UK") from a regex match, or None when it is not one."""
+    """A place string ("Leeds, UK") from a regex match, or None when it is not one."""
     raw = re.split(r"(?<=[a-z]{3})\.\s", raw)[0]
     parts: list[str] = []
     for part in raw.split(","):

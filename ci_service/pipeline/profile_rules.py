@@ -90,7 +90,7 @@ _HQ_RULES = (  # (priority, pattern with the place (or an address) as group 1, s
         0,
     ),
     (0, rf"\b(?:{_HQ_WORD})[ \t]*[:–-][ \t]*(\d[^\n]{{0,160}})", 0),  # "HQ: 1 Main St, Dublin"
-    # "Singapore HQ", "Oakland Office (HQ)"
+    # "Singapore HQ", "Denver Office (HQ)"
     (0, r"((?:[A-Z][\w'’&.-]*[ \t]+){1,3})\(?(?:HQ|Headquarters|Head Office)\b", 0),
     (2, rf"(?<![-\w])(?i:based[ \t]+(?:in|out of))[ \t]+{_PLACE}", 0),
     (2, rf"(?<![-\w])(?i:(?:is|are)[ \t]+located[ \t]+in)[ \t]+{_PLACE}", 1),
@@ -295,7 +295,7 @@ def _hq_place(match: re.Match[str], priority: int, text: str) -> tuple[str | Non
         place = clean_place(" ".join(words))
         after = text[end : end + 200]
         if place and (full := address_place(after)):
-            # "Oakland Office (HQ) / 360 17th St / Oakland, California 94612": the address's
+            # "Denver Office (HQ) / 120 Main St / Denver, Colorado 80202": the address's
             # fuller form of the same city, quoted with it
             if full.split(",")[0].casefold() == place.casefold():
                 return full, end + city_line_end(after, full)

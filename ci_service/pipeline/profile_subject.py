@@ -73,7 +73,7 @@ def names_another(subject: str, aliases: list[str]) -> bool:
             word
             for word in run.split()
             if word.strip(".,'’").casefold() not in _FUNCTION | _MONTHS | _LEGAL
-            and not (word.isupper() and about_us(subject, aliases))  # a dateline: "OAKLAND -"
+            and not (word.isupper() and about_us(subject, aliases))  # a dateline: "DENVER -"
         ]
         if words:
             return not any(_ours(word, aliases) for word in words)
