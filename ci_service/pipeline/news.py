@@ -45,7 +45,13 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from ci_service.intel.boilerplate import is_site_frame, page_body
 from ci_service.pipeline.news_dates import _DATE, find_date, parse_date, url_date
-from ci_service.pipeline.site import NewsEntry, SitePage, SiteSnapshot, parse_html
+from ci_service.pipeline.site import (
+    NewsEntry,
+    SitePage,
+    SiteSnapshot,
+    element_text,
+    parse_html,
+)
 
 MAX_NEWS = 50
 MAX_LIST_ENTRIES = 100
@@ -179,9 +185,9 @@ def _one_line(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
-def _text(element: Any) -> str:
-    """An element's text on one line, its parts apart ("Feb 19, 2021" "Joe" as two)."""
-    return _one_line(" ".join(element.itertext()))
+def _time_date(node: Any, lang: str) -> datetime | None:
+    """The date of a ``<time>`` element: its ``datetime``, else the date it writes."""
+    return parse_date(node.get("datetime")) or find_date(element_text(node), lang)
 
 
 # -- article pages -----------------------------------------------------------------------------
@@ -198,14 +204,14 @@ def _article_date(page: SitePage, doc: Any) -> datetime | None:
                 return when
         # The article's own <time> first: a sidebar of other posts may come earlier.
         for node in [*doc.xpath("//article//time|//main//time"), *doc.iter("time")]:
-            if when := parse_date(node.get("datetime")) or find_date(_text(node), page.language):
+            if when := _time_date(node, page.language):
                 return when
         heading = next(doc.iter("h1"), None)
         if heading is not None and heading.getparent() is not None:
             # A date written beside the h1 ("July 27, 2018" under the title).
-            around = _text(heading.getparent())
+            around = element_text(heading.getparent())
             if len(around) <= 600:
-                if when := find_date(around.replace(_text(heading), " "), page.language):
+                if when := find_date(around.replace(element_text(heading), " "), page.language):
                     return when
     return url_date(page.url)
 
@@ -219,7 +225,7 @@ def article_entry(page: SitePage, source: str = "") -> NewsEntry | None:
     found = _article_json_ld(page) or {}
     heading = next(doc.iter("h1"), None) if doc is not None else None
     parts = [p.strip() for p in re.split(r"\s+[–—|·]\s+", page.title or "") if p.strip()]
-    h1 = _text(heading) if heading is not None else ""
+    h1 = element_text(heading) if heading is not None else ""
     if h1 and h1.casefold() in {p.casefold() for p in parts[1:]}:
         h1 = ""  # the site's name in an h1 logo, not the article's title
     title = _one_line(str(found.get("headline") or "")) or h1
@@ -283,7 +289,7 @@ def _candidates(doc: Any, page: SitePage) -> dict[str, list[Any]]:
 
 def _standalone(anchor: Any) -> bool:
     """A title or image link, not a link inside a sentence of an excerpt."""
-    text = _text(anchor)
+    text = element_text(anchor)
     if not text or any(_is_heading(el) for el in anchor.iter()):
         return True
     block = anchor
@@ -292,7 +298,7 @@ def _standalone(anchor: Any) -> bool:
             return True
         if block.tag in _BLOCKS:
             break
-    around = _text(block)
+    around = element_text(block)
     # A title leads its entry ("Title" <br> "date" <br> "summary" in one paragraph); a link
     # inside an excerpt's sentence does not start it.
     return len(text) >= 0.4 * len(around) or (len(text) >= 15 and around.startswith(text))
@@ -316,21 +322,21 @@ def _is_heading(el: Any) -> bool:
 def _entry_title(anchors: list[Any], entry: Any) -> str:
     for anchor in anchors:
         for el in [*anchor.iterancestors(), *anchor.iterdescendants()]:
-            if _is_heading(el) and (text := _text(el)):
+            if _is_heading(el) and (text := element_text(el)):
                 return text
-    texts = [_text(a) or _one_line(a.get("title")) for a in anchors]
+    texts = [element_text(a) or _one_line(a.get("title")) for a in anchors]
     texts = [t for t in texts if t and not _READ_MORE.match(t) and not _DATE.fullmatch(t)]
     if texts:
         return max(texts, key=len)
     heading = next((el for el in entry.iter() if _is_heading(el)), None)
-    return _text(heading) if heading is not None else ""
+    return element_text(heading) if heading is not None else ""
 
 
 def _entry_summary(entry: Any, title: str) -> str:
     for el in entry.iter("p", "div", "span"):
         if len(el) and el.tag != "p":
             continue  # only leaf blocks: a wrapper repeats the title and the date
-        text = _text(el)
+        text = element_text(el)
         if _BYLINE.match(text) or title in text or _DATE.fullmatch(text):
             continue
         if len(text.split()) >= 6:
@@ -359,9 +365,9 @@ def list_entries(page: SitePage, source: str = "") -> list[NewsEntry]:
             continue
         when = None
         for node in entry.iter("time"):
-            if when := parse_date(node.get("datetime")) or find_date(_text(node), page.language):
+            if when := _time_date(node, page.language):
                 break
-        text = _text(entry).replace(title, " ")
+        text = element_text(entry).replace(title, " ")
         when = when or find_date(text, page.language) or url_date(url)
         if when is None:
             continue

@@ -21,6 +21,7 @@ from collections import Counter
 from typing import Any
 from urllib.parse import urlsplit
 
+from ci_service.pipeline.site import element_text, parse_html
 from ci_service.store.intel import PAGE_KINDS
 
 HOME = "home"
@@ -181,12 +182,6 @@ def _path_segments(url: str) -> list[str]:
     return [re.sub(r"\.\w{2,5}$", "", s) for s in segments]
 
 
-def _document(page: Any) -> Any:
-    from ci_service.pipeline.site import parse_html
-
-    return parse_html(getattr(page, "html", "") or "")
-
-
 def _h1(doc: Any) -> str:
     if doc is None:
         return ""
@@ -234,22 +229,19 @@ def _people_pairs(text: str) -> int:
     return pairs + len(inline) // 2
 
 
-def _dated_entries(doc: Any) -> int:
-    """How many distinct dated entries the page lists (time elements or written dates)."""
+def _dated_entries(doc: Any, times: int) -> int:
+    """How many distinct dated entries the page lists (its ``times`` time elements, or
+    its distinct written dates)."""
     from ci_service.pipeline.news_dates import _DATE
 
     if doc is None:
         return 0
-    times = len(list(doc.iter("time")))
-    body = _spaced_text(doc)
-    return max(times, len(set(m.group(0) for m in _DATE.finditer(body))))
+    return max(times, len(set(m.group(0) for m in _DATE.finditer(element_text(doc)))))
 
 
 def _hint(kind: str, head: str, h1: str, segments: list[str]) -> float:
     """Weight from the page's own names for itself: title, h1, URL."""
     weight = 0.0
-    if kind not in _HEADING_RE:
-        return weight
     exact, anywhere = _HEADING_RE[kind], _HEADING_ANY[kind]
     for text, full, part in ((head, 3.0, 1.0), (h1, 3.0, 1.0)):
         text = (text or "").strip(" :!.")
@@ -272,13 +264,13 @@ def classify(page: Any, *, is_start: bool = False) -> str:
     """The kind of ``page`` (a ``SitePage``), one of :data:`KINDS`."""
     text = page.text or ""
     words = _words(text)
-    doc = _document(page)
+    doc = parse_html(getattr(page, "html", "") or "")
     head, h1 = _head(page.title or ""), _h1(doc)
     segments = _path_segments(page.url)
     raw = (getattr(page, "html", "") or "")[:512].lstrip().lower()
     if raw.startswith(("<?xml", "<rss", "<feed")):
         return ARCHIVE  # a feed saved as an HTML page
-    if not segments or (is_start and len(segments) <= 1 and _hint(HOME, head, h1, []) >= 0):
+    if not segments or (is_start and len(segments) <= 1):
         return HOME
     forms = _forms(doc)
     hints = {kind: _hint(kind, head, h1, segments) for kind in _HEADING_WORDS}
@@ -327,13 +319,13 @@ def classify(page: Any, *, is_start: bool = False) -> str:
     if stories >= 3:
         scores[CUSTOMER] += 1.0 + stories * 0.3
 
-    entries = _dated_entries(doc)
+    times = len(list(doc.iter("time"))) if doc is not None else 0
+    entries = _dated_entries(doc, times)
     headed = _headed_links(doc)
     published = _visible_date(page, doc, hints[NEWS_LIST] > 0)
     # A list page links many headed entries; an article has one heading of its own (and
     # perhaps a sidebar of other posts, which a few dates do not make a list).
     articles = len(list(doc.iter("article"))) if doc is not None else 0
-    times = len(list(doc.iter("time"))) if doc is not None else 0
     shape = max(headed, articles, times // 2 if times >= 6 else 0)
     # A list of dated entries with no markup of their own (title link, date, summary in one
     # paragraph each): many written dates, each near a link.
@@ -404,11 +396,6 @@ def _post_template(doc: Any) -> bool:
     return bool(_POST_TEMPLATE.search(classes))
 
 
-def _spaced_text(element: Any) -> str:
-    """An element's text with its parts apart ("title<br>June 2, 2023" keeps the space)."""
-    return " ".join(" ".join(element.itertext()).split())
-
-
 def _dated_links(doc: Any) -> int:
     """Paragraphs and list items that hold a link and a written date."""
     from ci_service.pipeline.news_dates import _DATE
@@ -418,7 +405,7 @@ def _dated_links(doc: Any) -> int:
     count = 0
     for block in doc.iter("p", "li", "div"):
         if len(block) and next(block.iter("a"), None) is not None:
-            text = _spaced_text(block)
+            text = element_text(block)
             if len(text) <= 600 and _DATE.search(text) and len(list(block.iter("a"))) <= 3:
                 count += 1
     return count
@@ -466,7 +453,7 @@ def url_kind(url: str) -> str:
     return ""
 
 
-def classify_pages(pages: list[Any], start_url: str = "") -> None:
+def classify_pages(pages: list[Any]) -> None:
     """Set ``kind`` on every page of a crawl (the first is the start page)."""
     for index, page in enumerate(pages):
         page.kind = classify(page, is_start=index == 0)

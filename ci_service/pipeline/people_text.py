@@ -21,6 +21,15 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 
+# Places and weekdays: never a name (nor, on a card, a title).
+_PLACES = frozenset(
+    """united states kingdom america europe asia africa london berlin cambridge boston seattle
+    chicago york san francisco los angeles paris dublin toronto singapore tokyo amsterdam
+    munich zurich madrid atlanta miami california texas ireland england scotland wales
+    germany france india china japan canada australia""".split()
+)
+_WEEKDAYS = frozenset("monday tuesday wednesday thursday friday saturday sunday".split())
+
 ROLE_ACRONYMS = frozenset(
     "CEO CTO COO CFO CGO CMO CPO CRO CIO CISO CSO CDO CCO CHRO CBO CAO CLO CXO EVP SVP VP AVP "
     "GM MD".split()
@@ -74,8 +83,9 @@ PARTICLES = frozenset(
 )
 # Capitalised words that are not part of a person's name: navigation, headings, products,
 # places and calendar words ("Get Started", "Our Team", "Cloud Platform", "New York").
-NOT_NAME_WORDS = frozenset(
-    """a an the and or of for to in on at by with from as is are we you your our my us it this
+NOT_NAME_WORDS = (
+    frozenset(
+        """a an the and or of for to in on at by with from as is are we you your our my us it this
     that these those who what why how where when all any more most new latest featured about
     team teams meet our leadership leaders management board directors advisors investors
     founders executive executives staff people company careers jobs hiring join contact home
@@ -91,13 +101,12 @@ NOT_NAME_WORDS = frozenset(
     operations finance subscribe newsletter follow twitter linkedin github server repo database
     client console dashboard portal api facebook youtube instagram email phone address
     copyright reserved rights inc ltd llc gmbh corp corporation limited group holdings labs
-    systems technologies technology networks digital global international united states kingdom
-    america europe asia africa north south east west london berlin cambridge boston seattle
-    chicago york san francisco los angeles paris dublin toronto singapore tokyo amsterdam
-    munich zurich madrid atlanta miami california texas ireland england scotland wales germany
-    france india china japan canada australia monday tuesday wednesday thursday friday saturday
-    sunday january february march july september october november december today now next
+    systems technologies technology networks digital global international north south east
+    west january february march july september october november december today now next
     previous back top more less""".split()
+    )
+    | _PLACES
+    | _WEEKDAYS
 )
 # Verbs of a press headline ("Acme Appoints Jane Doe ..."): never part of a name.
 HEADLINE_WORDS = frozenset(
@@ -123,13 +132,13 @@ LINK_WORDS = frozenset(
     close connect message call book meet about page go link""".split()
 )
 # Places and calendar words: a card line holding one is a location or a date, not a title.
-PLACE_AND_TIME_WORDS = frozenset(
-    """united states kingdom america europe asia africa london berlin cambridge boston seattle
-    chicago york san francisco los angeles paris dublin toronto singapore tokyo amsterdam
-    munich zurich madrid atlanta miami california texas ireland england scotland wales
-    germany france india china japan canada australia usa remote monday tuesday wednesday
-    thursday friday saturday sunday january february march april may june july august
-    september october november december since joined""".split()
+PLACE_AND_TIME_WORDS = (
+    _PLACES
+    | _WEEKDAYS
+    | frozenset(
+        """usa remote january february march april may june july august september october
+        november december since joined""".split()
+    )
 )
 _NAME_WORD = re.compile(r"^(?:[^\W\d_]\.?|[^\W\d_]+(?:['’-][^\W\d_]+)*\.?)$")
 _WORD = re.compile(r"[^\W\d_]+")

@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from ci_service.intel.boilerplate import is_chrome_element, is_site_frame, marks, page_body
+from ci_service.pipeline.site import parse_html
 
 MENU_LABEL = re.compile(r"^(?:our\s+)?(products?|platforms?|solutions?|features?)$", re.IGNORECASE)
 _LABEL_TAGS = frozenset("a button span summary strong b p label h2 h3 h4 h5 h6 div".split())
@@ -80,12 +81,6 @@ class Card:
 
 def _one_line(text: str | None) -> str:
     return " ".join((text or "").split())
-
-
-def _parse(html: str) -> Any:
-    from ci_service.pipeline.site import parse_html
-
-    return parse_html(html)
 
 
 def _href(el: Any, base: str) -> str:
@@ -148,7 +143,7 @@ def _column_links(label_el: Any, container: Any, base: str) -> list[tuple[str, s
 
 def menus(html: str, base: str) -> list[Menu]:
     """The Product/Platform/Solutions/Features menus of the page (see module docstring)."""
-    doc = _parse(html)
+    doc = parse_html(html)
     if doc is None:
         return []
     found: list[Menu] = []
@@ -209,7 +204,7 @@ def _has_blocks(el: Any) -> bool:
 
 def blocks(html: str, base: str) -> list[Block]:
     """The page's content as ordered blocks (see the module docstring)."""
-    doc = _parse(html)
+    doc = parse_html(html)
     if doc is None:
         return []
     out: list[Block] = []

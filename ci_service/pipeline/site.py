@@ -99,6 +99,12 @@ def parse_html(html: str) -> Any:
         return None
 
 
+def element_text(element: Any) -> str:
+    """An element's text on one line, its parts apart ("Feb 19, 2021" "Joe" as two, where
+    ``text_content`` would run "title<br>June 2, 2023" together as "titleJune")."""
+    return " ".join(" ".join(element.itertext()).split())
+
+
 def _page(crawled: Any) -> SitePage:
     page = crawled.page
     return SitePage(

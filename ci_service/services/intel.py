@@ -175,10 +175,10 @@ def record_evidence(
 
     ``scope`` ``competitor`` needs ``competitor_id``; ``offering`` needs ``offering_id``
     (the offering's competitor is stored too, so competitor filters find it);
-    ``page_kind`` is what the page is (``store.intel.PAGE_KINDS``; a new reading of an
-    unchanged page updates it in place, it is not a change of the source);
     ``organization`` needs neither. A missing owner is a 404. ``url`` identifies the
-    source (for a document section use e.g. ``file-url#section-3``). Raises
+    source (for a document section use e.g. ``file-url#section-3``). ``page_kind`` is what
+    the page is (one of ``store.intel.PAGE_KINDS``, else none); a new reading of an
+    unchanged page updates it in place, it is not a change of the source. Raises
     ValidationFailed for an unknown source type or scope, or empty content.
     """
     if source_type not in EVIDENCE_SOURCES:
@@ -193,6 +193,7 @@ def record_evidence(
         except ValueError:
             published_at = None
     title = (title or "").strip()[:MAX_TITLE]
+    kind = page_kind if page_kind in PAGE_KINDS else None
     meta = dict(metadata or {})
     if len(content) > MAX_CONTENT:
         content, meta["truncated"] = content[:MAX_CONTENT], True
@@ -207,8 +208,8 @@ def record_evidence(
             offering_id=offering_id,
         )
         if previous is not None and previous.content_hash == digest:
-            if page_kind and previous.page_kind != page_kind:
-                previous.page_kind = page_kind
+            if kind and previous.page_kind != kind:
+                previous.page_kind = kind
                 previous.save(only=[IntelItem.page_kind])
             return RecordResult(previous, "unchanged", previous.id)
         changes = None
@@ -230,7 +231,7 @@ def record_evidence(
             previous_item=previous.id if previous else None,
             changes=changes,
             published_at=published_at,
-            page_kind=page_kind if page_kind in PAGE_KINDS else None,
+            page_kind=kind,
         )
     return RecordResult(item, "changed" if previous else "new", previous.id if previous else None)
 
