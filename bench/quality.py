@@ -67,6 +67,21 @@ OUR_ORGANIZATION = {
 }
 
 
+@contextlib.contextmanager
+def loopback_env():
+    """What a benchmark run over local copies of sites needs: crawling loopback allowed, no
+    politeness delay, no language model (the rules' output is what is measured)."""
+    saved = dict(os.environ)
+    os.environ.update(CI_SERVICE_ALLOW_PRIVATE_URLS="1", CI_SERVICE_CRAWL_DELAY_SECONDS="0")
+    for name in ("CI_SERVICE_LLM_BASE_URL", "CI_SERVICE_LLM_MODEL"):
+        os.environ.pop(name, None)
+    try:
+        yield
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -379,10 +394,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--verbose", action="store_true", help="list every fact and record")
     args = parser.parse_args(argv)
-    os.environ.setdefault("CI_SERVICE_ALLOW_PRIVATE_URLS", "1")
-    os.environ.setdefault("CI_SERVICE_CRAWL_DELAY_SECONDS", "0")
     report, failed = [], False
-    with tempfile.TemporaryDirectory(prefix="ci-quality-") as tmp:
+    with loopback_env(), tempfile.TemporaryDirectory(prefix="ci-quality-") as tmp:
         for name, server, facts in sites():
             if args.site and name not in args.site:
                 continue

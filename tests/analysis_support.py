@@ -6,9 +6,10 @@ competitor "Rival" with a product, four evidence pages, a strength, a weakness, 
 and a LOST deal. Scored with the default categories it gives (see services/scoring.py):
 
 - Security & Compliance: SUPERIOR (we have SSO; their page says they do not support SAML
-  single sign-on, and security is a listed weakness) with the security page as evidence;
-- Analytics & Reporting: INFERIOR (their dashboards and reports; a listed strength);
-- Integrations, Pricing & Packaging: MATCH; the other four categories: UNKNOWN.
+  single sign-on) with the security page as evidence;
+- Analytics & Reporting: INFERIOR (their dashboards and reports, none of ours);
+- Integrations: INFERIOR (both have a REST API; Zapier is theirs alone);
+- the other five categories: UNKNOWN (no features of theirs in them).
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from tests.resource_helpers import make_competitor, make_deal, make_product, ok
 PAGES = {
     "analytics": (
         "Rival Analytics",
-        "Rival offers real-time analytics dashboards and custom reports for every team.",
+        "Rival offers real-time analytics dashboards and custom reports for every team. "
+        "The most powerful analytics platform for growing companies.",
     ),
     "security": (
         "Rival Security",
@@ -32,7 +34,7 @@ PAGES = {
     ),
     "integrations": (
         "Rival Integrations",
-        "Connect Rival with Slack and Zapier through the integrations marketplace and API.",
+        "Connect Rival with Slack and Zapier through the integrations marketplace and REST API.",
     ),
 }
 
@@ -66,16 +68,6 @@ def seed_rival(api, *, name="Rival", product=None, relevant=True):
     )
     ids = {}
     with connection():
-        offerings.create_offering(
-            api.workspace_id,
-            {
-                "name": f"{name} Suite",
-                "description": "Their suite",
-                "audience": "teams",
-                "features": [{"name": "Dashboards"}, {"name": "Reports"}],
-            },
-            competitor_id=competitor["id"],
-        )
         for key, (title, content) in PAGES.items():
             result = intel.record_evidence(
                 api.workspace_id,
@@ -86,6 +78,29 @@ def seed_rival(api, *, name="Rival", product=None, relevant=True):
                 competitor_id=competitor["id"],
             )
             ids[key] = result.item.id
+
+        def quoted(key: str, sentence: str) -> list[dict[str, str]]:
+            return [{"evidenceId": ids[key], "quote": sentence}]
+
+        analytics = PAGES["analytics"][1].split(". ")[0] + "."
+        offerings.create_offering(
+            api.workspace_id,
+            {
+                "name": f"{name} Suite",
+                "description": "Their suite",
+                "audience": "teams",
+                "features": [
+                    {"name": "Dashboards", "quotes": quoted("analytics", analytics)},
+                    {"name": "Reports", "quotes": quoted("analytics", analytics)},
+                    {
+                        "name": "Zapier",
+                        "description": "Integration",
+                        "quotes": quoted("integrations", PAGES["integrations"][1]),
+                    },
+                ],
+            },
+            competitor_id=competitor["id"],
+        )
     make_deal(
         api,
         outcome="LOST",

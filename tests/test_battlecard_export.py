@@ -148,7 +148,7 @@ def test_edits_show_in_rest_and_exports_and_survive_regeneration(rival, runner):
         content = body["battlecard"]["content"]
         objection = content["objections"][1]
         assert objection["response"] == "Our list price includes SSO." and objection["edited"]
-        assert objection["objection"].startswith("Lower price") and objection["quotes"]
+        assert objection["objection"].startswith("Rival says:") and objection["quotes"]
         assert content["killShot"] == "Ask them to demo SAML SSO." and content["killShotQuotes"]
         assert content["landmines"][0] == "Ask Rival for a live SSO demo."
         assert [(e["section"], e["index"]) for e in body["battlecard"]["edits"]] == [

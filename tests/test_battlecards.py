@@ -119,20 +119,34 @@ def test_attack_card_content_traces_to_evidence(rival, runner):
     assert win["evidenceIds"] == [pages["security"]]
     assert win["quotes"][0]["quote"] == "Rival does not support SAML single sign-on."
     # Their listed strength, backed by the sentence of their site that bears it out.
-    lose = content["whyWeLose"][0]
-    assert lose["title"] == "Rival strength: Strong analytics dashboards"
+    losses = {item["title"]: item for item in content["whyWeLose"]}
+    assert list(losses)[:2] == ["Rival offers Dashboards", "Rival offers Reports"]
+    assert losses["Rival offers Dashboards"]["state"] == "WE_LACK"
+    lose = losses["Rival strength: Strong analytics dashboards"]
     assert lose["evidenceIds"] == [pages["analytics"]]
     objections = [o["objection"] for o in content["objections"]]
     assert objections[0].startswith("Better analytics dashboards (reason in 1 lost deal")
     assert any(o.startswith('Rival says: "The most powerful') for o in objections)
-    # Nothing of ours answers analytics: the response says it pivots, not that it answers.
-    assert content["objections"][0]["response"].startswith("Acknowledge it, then pivot:")
-    assert content["talkingPoints"][0]["title"] == (
-        "Lead with: Acme Cloud has Single sign-on; Rival does not"
-    )
-    assert content["killShot"] == win["description"]
+    # "Lower price" shares no sentence of theirs: no evidence, no item.
+    assert not any(o.startswith("Lower price") for o in objections)
+    # Nothing of ours answers analytics: no response rather than a canned pivot.
+    assert content["objections"][0]["response"] == ""
+    point = content["talkingPoints"][0]
+    assert point["title"] == "Lead with: Acme Cloud has Single sign-on; Rival does not"
+    assert point["description"] == "Lead with Single sign-on: Rival states it does not offer it."
+    assert content["killShot"] == "Close on Single sign-on, which Rival says it does not offer."
     assert content["killShotQuotes"] == win["quotes"][:1]
-    assert content["landmines"][0] == "Ask Rival to show this live: Single sign-on."
+    assert content["landmines"][0] == (
+        "Ask Rival to show Single sign-on live, on the plan the prospect would buy."
+    )
+    texts = [
+        text
+        for key in ("whyWeWin", "whyWeLose", "objections", "talkingPoints")
+        for item in content[key]
+        for text in (item.get("description"), item.get("response"))
+        if text
+    ] + [content["killShot"]]
+    assert len(texts) == len(set(texts))  # no section repeats another verbatim
     # No pricing fact was read from a pricing page: no wedge rather than a made-up one.
     assert content["pricingWedge"] == "" and content["pricingEvidenceIds"] == []
     assert content["profile"]["competitor"]["employeeCount"] == "51-200"
@@ -167,10 +181,13 @@ def test_defense_differs_and_regenerating_replaces(rival, runner):
     assert defense["id"] == attack["id"] and defense["mode"] == "DEFENSE"
     a, d = attack["content"], defense["content"]
     # DEFENSE leads with their strongest point and our answer to it.
-    assert d["killShot"].startswith("When Rival leads with strong analytics dashboards, answer:")
+    assert d["killShot"] == (
+        "Their strongest point: Dashboards, which Acme Cloud does not offer. "
+        "Then close on Single sign-on, which Rival says it does not offer."
+    )
     assert d["killShot"] != a["killShot"] and d["landmines"] != a["landmines"]
-    assert d["landmines"][0].startswith("Rival will push this: Strong analytics dashboards")
-    assert d["talkingPoints"][0]["title"] == "Answer: Rival strength: Strong analytics dashboards"
+    assert d["landmines"][0].startswith("Rival will push Dashboards, which Acme Cloud does not")
+    assert d["talkingPoints"][0]["title"] == "They will say: Rival offers Dashboards"
     assert d["objections"][0]["objection"].startswith("Rival says:")
     assert a["objections"][0]["objection"].startswith("Better analytics dashboards")
     listed = ok(api.get("/api/battlecards"))["battlecards"]
@@ -318,7 +335,7 @@ def test_integrations_are_one_claim_and_shared_features_are_argued_once():
     assert titles.count("Rival offers Audit trail") == 1
     assert not any("Easy to Use" in t or "offers Zapier" in t for t in titles)
     claim = next(c for c in facts.losses if c.topic == "integrations")
-    assert "Zapier, MongoDB, S3" in claim.description and claim.citations
+    assert "Zapier, MongoDB and S3" in claim.description and claim.citations
 
 
 def test_fewer_than_three_integrations_make_no_claim():

@@ -84,3 +84,11 @@ def test_repeated_passages_are_counted():
 def test_bad_input_is_no_change():
     assert not meaningful_change(None, None)  # type: ignore[arg-type]
     assert not meaningful_change([None, 3], [""])  # type: ignore[list-item]
+
+
+def test_an_entity_decoded_since_is_not_a_change():
+    # Text stored before collection decoded entities reads as the same text collected now.
+    old = "We&rsquo;ve added R&amp;D dashboards &amp; reports for every plan."
+    new = "We’ve added R&D dashboards & reports for every plan."
+    assert normalize_passage(old) == normalize_passage(new)
+    assert normalize_passage(old) != normalize_passage("We’ve added R&D dashboards only.")

@@ -41,20 +41,42 @@ def test_fixture_competitor_is_scored_by_the_documented_rule(make_api):
     assert body["competitors"] == [{"id": rival["id"], "name": "Rival", "status": "PENDING"}]
     assert statuses(body, rival["id"]) == {
         "core-features": "UNKNOWN",
-        "integrations": "MATCH",
+        "integrations": "INFERIOR",
         "security-compliance": "SUPERIOR",
         "analytics-reporting": "INFERIOR",
-        "pricing-packaging": "MATCH",
+        "pricing-packaging": "UNKNOWN",
         "support-services": "UNKNOWN",
         "usability": "UNKNOWN",
         "scalability-performance": "UNKNOWN",
     }
     security = body["cellMap"]["security-compliance"][rival["id"]]
     assert security["evidenceIds"] == [pages["security"]]
-    assert any("does not support SAML" in line for line in security["summary"])
-    assert any(line.startswith("Ours: Single sign-on") for line in security["summary"])
+    assert security["features"]["oursOnly"] == [
+        {
+            "name": "Single sign-on",
+            "read": "their site says they do not offer it",
+            "quotes": [
+                {
+                    "evidenceId": pages["security"],
+                    "quote": "Rival does not support SAML single sign-on.",
+                    "url": security["features"]["oursOnly"][0]["quotes"][0]["url"],
+                }
+            ],
+        }
+    ]
+    assert security["summary"][0] == (
+        "Only Acme Cloud: Single sign-on (their site says they do not offer it)"
+    )
     analytics = body["cellMap"]["analytics-reporting"][rival["id"]]
     assert analytics["evidenceIds"] == [pages["analytics"]]
+    assert [t["name"] for t in analytics["features"]["theirsOnly"]] == ["Dashboards", "Reports"]
+    integrations = body["cellMap"]["integrations"][rival["id"]]
+    (both,) = integrations["features"]["matched"]
+    assert both["ours"] == "REST API" and "REST API" in both["quotes"][0]["quote"]
+    assert [t["name"] for t in integrations["features"]["theirsOnly"]] == ["Zapier"]
+    # No feature of theirs in a category: UNKNOWN, never SUPERIOR on our word alone.
+    usability = body["cellMap"]["usability"][rival["id"]]
+    assert usability["features"] == {"matched": [], "theirsOnly": [], "oursOnly": [], "soon": []}
     assert set(security) >= {
         "id",
         "workspaceId",

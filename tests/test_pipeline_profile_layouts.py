@@ -235,7 +235,11 @@ def test_investors_listed_as_cards_in_an_investors_section():
         (
             "OAKLAND - July 6, 2016 - Acme, Inc. announces an investment by Northwind Venture "
             "Capital to accelerate the launch of its software.",
-            {"investors": ["Northwind Venture Capital"], "date": "2016-07-06"},
+            {
+                "investors": ["Northwind Venture Capital"],
+                "date": "2016-07-06",
+                "dateText": "July 6, 2016",
+            },
         ),
         (
             "Acme, Inc. has raised $1.8 million in a Seed financing round led by Alpha Ventures, "

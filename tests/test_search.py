@@ -72,7 +72,7 @@ def test_order_shape_and_case(seeded):
     assert {r["id"] for r in results[2:]} == set(pages.values())
     assert all(r["url"] == f"/intel/{r['id']}" and r["score"] is None for r in results[2:])
     # battlecards match kill shot / why-we-win text; intel matches content only
-    only_card = search(api, "show this live")
+    only_card = search(api, "live, on the plan")
     assert kinds(only_card) == ["battlecard"]
     assert kinds(search(api, "sAmL SiNgLe")) == ["battlecard", "intel"]
     assert search(api, "Rival Integrations") == []  # an intel title, not content
@@ -144,15 +144,15 @@ def test_index_follows_competitor_rename_and_delete(seeded):
 
 def test_index_follows_battlecard_regeneration_and_delete(seeded, runner):
     api, product, rival, _pages, card = seeded
-    assert kinds(search(api, "show this live")) == ["battlecard"]
+    assert kinds(search(api, "live, on the plan")) == ["battlecard"]
     body = {"productId": product["id"], "mode": "DEFENSE"}
     ok(api.post(f"/api/battlecards/{rival['id']}/generate", json=body))
     runner.run_until_idle()
-    assert search(api, "show this live") == []
-    assert kinds(search(api, "leads with strong analytics")) == ["battlecard"]
+    assert search(api, "live, on the plan") == []
+    assert kinds(search(api, "their strongest point")) == ["battlecard"]
     assert index_rows("battlecard") == 1
     ok(api.delete(f"/api/products/{product['id']}"))
-    assert search(api, "leads with strong analytics") == [] and index_rows("battlecard") == 0
+    assert search(api, "their strongest point") == [] and index_rows("battlecard") == 0
     fts_ok()
 
 

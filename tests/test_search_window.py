@@ -139,12 +139,12 @@ def test_read_after_write_for_every_kind(seeded, runner):
     ok(api.delete(f"/api/competitors/{made['id']}"))
     assert all(r["title"] != "Nord" for r in search(api, "no"))
     # battlecards: deleted by plain SQL (a cascade, a script): the triggers bump
-    assert [r["type"] for r in search(api, "show this live")] == ["battlecard"]
+    assert [r["type"] for r in search(api, "live, on the plan")] == ["battlecard"]
     with connection():
         database.execute_sql(
             f"DELETE FROM battlecard WHERE competitor_id = {database.param}", [rival["id"]]
         )
-    assert search(api, "show this live") == []
+    assert search(api, "live, on the plan") == []
 
 
 def test_a_write_from_another_process_is_seen(seeded, app):

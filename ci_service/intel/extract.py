@@ -3,6 +3,12 @@
 Heavy libraries (lxml, trafilatura, pypdf, python-docx, feedparser) are imported inside the
 functions, so importing this module costs only the standard library.
 
+Entities: the HTML parser decodes a page's character references; what is still written as
+one afterwards ("R&amp;amp;D" in a meta description, "&rsquo;" in a JSON-LD string or a
+twice-escaped title) is decoded once more (``feeds.decode_entities``) in the title,
+description, section text, link texts and JSON-LD strings, so no stored text or quote
+carries a raw ``&rsquo;``.
+
 Contract: :func:`extract_html` never raises on bad markup (it returns what it could read);
 :func:`extract_pdf`, :func:`extract_docx` and :func:`parse_feed` raise
 :class:`~ci_service.intel.errors.ExtractionError` for input they cannot read, and nothing else.
@@ -19,7 +25,7 @@ from urllib.parse import urldefrag, urljoin
 
 from ci_service.intel.boilerplate import drop_page_boilerplate, section_text, strip_chrome
 from ci_service.intel.errors import ExtractionError
-from ci_service.intel.feeds import FeedEntry, parse_feed
+from ci_service.intel.feeds import FeedEntry, decode_entities, parse_feed
 from ci_service.intel.jsonld import parse_json_ld
 
 MAX_HTML_CHARS = 5_000_000
@@ -297,8 +303,34 @@ def extract_html(html: str | bytes, url: str) -> Page:
     if _missing_share(sections, visible) > MISSING_LINES_SHARE:
         sections = visible
     page.sections = sections
+    _decode_page(page)
     page.text = section_text(page.sections)
     return page
+
+
+def _decode_page(page: Page) -> None:
+    """The page's texts with what the parser left as entities decoded (module docstring)."""
+    page.title = decode_entities(page.title)
+    page.description = decode_entities(page.description)
+    for section in page.sections:
+        section.heading = decode_entities(section.heading)
+        section.text = decode_entities(section.text)
+    for link in page.links:
+        link.text = decode_entities(link.text)
+    page.json_ld = [_decoded_json(block) for block in page.json_ld]
+
+
+def _decoded_json(value: Any, depth: int = 0) -> Any:
+    """A JSON-LD value with its strings' entities decoded (nesting bounded like the parser's)."""
+    if isinstance(value, str):
+        return decode_entities(value)
+    if depth > 12:
+        return value
+    if isinstance(value, list):
+        return [_decoded_json(item, depth + 1) for item in value]
+    if isinstance(value, dict):
+        return {key: _decoded_json(item, depth + 1) for key, item in value.items()}
+    return value
 
 
 def _missing_share(main: list[Section], visible: list[Section]) -> float:
@@ -441,6 +473,7 @@ __all__ = [
     "Link",
     "Page",
     "Section",
+    "decode_entities",
     "extract_docx",
     "extract_html",
     "extract_pdf",

@@ -1,10 +1,18 @@
-"""RSS and Atom feeds, read with feedparser (imported lazily).
+"""RSS and Atom feeds, read with feedparser (imported lazily), and the entity decoding that
+feed and page text share.
 
 Re-exported by :mod:`ci_service.intel.extract`.
+
+Titles and summaries are plain text as a reader sees them: feedparser hands them over as
+HTML ("We&rsquo;ve", "<p>R&amp;D</p>"), so the markup is removed, its entities decoded,
+and then :func:`decode_entities` runs once more over the text, because feed generators
+and CMS exports often escape twice ("I&amp;rsquo;m" in the XML is "I&rsquo;m" after the
+HTML layer). Nothing stored keeps a raw ``&rsquo;``.
 """
 
 from __future__ import annotations
 
+import html
 import re
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -29,21 +37,50 @@ class FeedEntry:
     guid: str
 
 
+# A character reference with its ";" ("&rsquo;", "&#8217;", "&#x2019;"): without the ";"
+# "AT&T" or "Q&As" would be read as entities.
+_ENTITY = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
+
+
+def _character(match: re.Match[str]) -> str:
+    char = html.unescape(match.group(0))
+    return " " if char.isspace() else char  # "&nbsp;" in a sentence is its space
+
+
+def decode_entities(text: str) -> str:
+    """``text`` with its HTML character references decoded, once: "I&rsquo;m" is "I’m",
+    "R&amp;amp;D" is "R&amp;D" (one layer per call, so text that shows an entity on
+    purpose loses only the layer its page added). Unknown names stay as written."""
+    if not text or "&" not in text:
+        return text or ""
+    return _ENTITY.sub(_character, text)
+
+
 def _one_line(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
 def _html_to_text(fragment: str) -> str:
-    if "<" not in fragment:
-        return _one_line(fragment)
+    """The text of an HTML fragment: markup removed, entities decoded by the HTML parser,
+    then once more for the text a generator escaped twice (see the module docstring)."""
+    if not fragment.strip():
+        return ""
     import lxml.html
 
     try:
-        return _one_line(
-            lxml.html.fragment_fromstring(fragment, create_parent="div").text_content()
-        )
-    except Exception:  # not parseable as HTML: strip tags crudely
-        return _one_line(re.sub(r"<[^>]*>", " ", fragment))
+        text = lxml.html.fragment_fromstring(fragment, create_parent="div").text_content()
+    except Exception:  # not parseable as HTML: strip tags crudely, decode the entities
+        text = decode_entities(re.sub(r"<[^>]*>", " ", fragment))
+    return _one_line(decode_entities(text))
+
+
+def _entry_text(entry: Any, key: str) -> str:
+    """An entry's title or summary as plain text: HTML unless the feed says plain text."""
+    value = entry.get(key) or ""
+    detail = entry.get(f"{key}_detail") or {}
+    if detail.get("type") == "text/plain":
+        return _one_line(decode_entities(value))
+    return _html_to_text(value)
 
 
 def _when(entry: Any) -> datetime | None:
@@ -96,16 +133,16 @@ def parse_feed(data: bytes, url: str, *, max_entries: int = MAX_FEED_ENTRIES) ->
     if not parsed.get("version") and not parsed.entries:
         problem = parsed.get("bozo_exception")
         raise ExtractionError(f"not an RSS or Atom feed{f': {problem}' if problem else ''}")
-    source = _one_line(parsed.feed.get("title"))
+    source = _one_line(decode_entities(parsed.feed.get("title") or ""))
     entries = []
     for entry in parsed.entries[:max_entries]:
         link = urljoin(url, entry.get("link") or "")
         entries.append(
             FeedEntry(
-                title=_html_to_text(entry.get("title") or ""),
+                title=_entry_text(entry, "title"),
                 url=link if entry.get("link") else "",
                 published=_when(entry),
-                summary=_html_to_text(entry.get("summary") or ""),
+                summary=_entry_text(entry, "summary"),
                 source=source,
                 guid=entry.get("id") or entry.get("link") or "",
             )
@@ -113,4 +150,4 @@ def parse_feed(data: bytes, url: str, *, max_entries: int = MAX_FEED_ENTRIES) ->
     return entries
 
 
-__all__ = ["MAX_FEED_ENTRIES", "FeedEntry", "parse_feed"]
+__all__ = ["MAX_FEED_ENTRIES", "FeedEntry", "decode_entities", "parse_feed"]

@@ -25,6 +25,10 @@ merged with the feed entries.
   media" page lists other sites' articles).
 - Dates are parsed with ``dateparser``; a date before 1990 or more than two days ahead
   (a feed's zero date, an events calendar) counts as no date.
+- Titles and summaries read here from a page's markup (headings, link texts, excerpts)
+  have what the parser left as entities decoded once (``intel.feeds.decode_entities``), as
+  the page's own title, description and JSON-LD already are: a site that escapes twice
+  never gives a "Q&amp;A" or "I&rsquo;m" title.
 
 :func:`news_entries` merges everything: feed entries first, then article pages, then list
 entries; an entry with the same URL (canonical form: no ``www.``, query tracking
@@ -44,6 +48,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from ci_service.intel.boilerplate import is_site_frame, page_body
+from ci_service.intel.feeds import decode_entities
 from ci_service.pipeline.news_dates import _DATE, find_date, parse_date, url_date
 from ci_service.pipeline.site import (
     NewsEntry,
@@ -225,7 +230,7 @@ def article_entry(page: SitePage, source: str = "") -> NewsEntry | None:
     found = _article_json_ld(page) or {}
     heading = next(doc.iter("h1"), None) if doc is not None else None
     parts = [p.strip() for p in re.split(r"\s+[–—|·]\s+", page.title or "") if p.strip()]
-    h1 = element_text(heading) if heading is not None else ""
+    h1 = decode_entities(element_text(heading)) if heading is not None else ""
     if h1 and h1.casefold() in {p.casefold() for p in parts[1:]}:
         h1 = ""  # the site's name in an h1 logo, not the article's title
     title = _one_line(str(found.get("headline") or "")) or h1
@@ -336,7 +341,7 @@ def _entry_summary(entry: Any, title: str) -> str:
     for el in entry.iter("p", "div", "span"):
         if len(el) and el.tag != "p":
             continue  # only leaf blocks: a wrapper repeats the title and the date
-        text = element_text(el)
+        text = decode_entities(element_text(el))  # as the (decoded) title is
         if _BYLINE.match(text) or title in text or _DATE.fullmatch(text):
             continue
         if len(text.split()) >= 6:
@@ -360,14 +365,14 @@ def list_entries(page: SitePage, source: str = "") -> list[NewsEntry]:
     entries: list[NewsEntry] = []
     for url, anchors in candidates.items():
         entry = _entry_element(anchors[0], url, owners)
-        title = _entry_title(anchors, entry)
+        title = decode_entities(_entry_title(anchors, entry))
         if len(title) < 3 or _DATE.fullmatch(title):
             continue
         when = None
         for node in entry.iter("time"):
             if when := _time_date(node, page.language):
                 break
-        text = element_text(entry).replace(title, " ")
+        text = decode_entities(element_text(entry)).replace(title, " ")
         when = when or find_date(text, page.language) or url_date(url)
         if when is None:
             continue

@@ -43,6 +43,13 @@ checked lines of the card. Each plan cites the verbatim line of the page text th
 its price (with the plan name when it is the line before); a plan whose line is not in the
 stored evidence is dropped when saved.
 
+Not sold yet: a plan whose own card (its lines, buttons included, and those of a card
+holding its group), table row or column says "Coming soon", "Beta", "Early access", "On
+the roadmap", "Planned", "Join the waitlist" (a whole line or cell, or the words closing its
+name or price line: "Teams (beta)") gets ``coming_soon`` (stored as ``"comingSoon": true``);
+JSON-LD offers say so with ``availability`` PreOrder or PreSale. Other cards of the page
+and the page's own words never mark a plan, nor does a feature's "SSO (beta)".
+
 The same plan name on two pages (cloud and self-host pricing) keeps both: the later page's
 plans are named "Standard (Self-host)", the label being the page's last URL segment (its
 first heading when that segment is generic).
@@ -78,8 +85,10 @@ from ci_service.pipeline.pricing_money import (  # noqa: F401 (re-exported for t
     TRIAL,
     Price,
     amount_quote,
+    ends_not_yet,
     find_quote,
     is_free,
+    is_not_yet,
     is_on_request,
     is_plumbing,
     is_prose,
@@ -118,6 +127,8 @@ _NAME_AFTER = re.compile(r"^[^()]{0,25}?\(([A-Z][^()]{0,40})\)")
 _FROM = re.compile(r"\b(?:from|starting\s+at|starts\s+at|as\s+low\s+as)\s*$", re.IGNORECASE)
 _NOT_NAMES = {"plans", "pricing", "price", "prices", "it", "this", "we", "you", "for", "only"}
 _NOT_NAMES |= {"just", "starting", "start", "our", "all", "each", "every", "and", "or", "the"}
+# schema.org availability of an offer not sold yet ("https://schema.org/PreOrder").
+_PRE_ORDER = re.compile(r"\bPre-?(?:Order|Sale)\b", re.IGNORECASE)
 
 
 @dataclass
@@ -133,6 +144,7 @@ class PlanDraft:
     cite: Cite | None = None
     page_url: str = ""
     edition: str = ""  # the card group or page label the plan was listed under
+    coming_soon: bool = False  # its card or row says it is not sold yet (module rules)
 
 
 def plans_from_price(
@@ -249,7 +261,8 @@ def _jsonld_plans(page: SitePage) -> list[PlanDraft]:
         currency = currency.upper()[:8] if isinstance(currency, str) and currency else None
         quote = amount_quote(page.text, amount, name)
         found = [Price(amount, currency, period, unit, f"{raw} {currency or ''}".strip())]
-        out += plans_from_price(name.strip()[:200], found, page.url, quote)
+        soon = _PRE_ORDER.search(str(offer.get("availability") or "")) is not None
+        out += plans_from_price(name.strip()[:200], found, page.url, quote, coming_soon=soon)
     return out
 
 
@@ -299,16 +312,36 @@ def _text_cards(page: SitePage, skipped: set[str] = frozenset()) -> list[PlanDra
             plans = [PlanDraft(name, 0.0, None, None, None, False, line, [], cite, page.url)]
         else:
             plans = [on_request_plan(name, line, page.url, quote)]
-        bullets = []
+        bullets, after = [], []
         for nxt in lines[i + 1 : i + 40]:
             if prices(nxt) or is_on_request(nxt) or is_free(nxt):
                 break
-            if re.match(r"[✓✔✅•·*+-]\s*\S", nxt):
+            after.append(nxt)
+            if re.match(r"[✓✔✅•·*+-]\s*\S", nxt) and not is_not_yet(nxt.lstrip("✓✔✅•·*+- ")):
                 bullets.append(nxt.lstrip("✓✔✅•·*+- ").strip()[:200])
+        at = max(j for j in range(max(0, i - 3), i) if lines[j] == name)
+        soon = _says_not_yet(lines[at:i] + _own_tail(after), name, line)
         for plan in plans:
             plan.features = bullets[:MAX_FEATURES]
+            plan.coming_soon = soon
         out += plans
     return out
+
+
+def _own_tail(after: list[str]) -> list[str]:
+    """The lines after a text card's price that are still its own: the next card takes its
+    name (one of the last two lines above its price) and what follows that name."""
+    kept = [x for x in after if x]
+    for back in range(max(len(kept) - 2, 0), len(kept)):
+        if _looks_like_name(kept[back]):
+            return kept[:back]
+    return kept
+
+
+def _says_not_yet(own: list[str], name: str, line: str) -> bool:
+    """Whether a text card says it is not sold yet: a status line of its own (``own``), or
+    its name or price line closed by one ("Teams (beta)")."""
+    return any(is_not_yet(x) for x in own) or ends_not_yet(name) or ends_not_yet(line)
 
 
 def _looks_like_name(line: str) -> bool:
@@ -322,7 +355,8 @@ def _looks_like_name(line: str) -> bool:
         and not is_free(line)
         and not re.match(r"[✓✔✅•·*+-]", line)
         and not is_on_request(line)
-        and line.casefold() not in ("coming soon", "get started", "most popular", "recommended")
+        and not is_not_yet(line)
+        and line.casefold() not in ("get started", "most popular", "recommended")
     )
 
 

@@ -35,6 +35,11 @@ on-request phrase, buttons included); its features are its list items and checke
 bulleted lines (else the short lines after the price), calls to action, lead-ins ("All of
 Free, and:") and descriptions left out. The same plan name and period in a second card
 group on the page is named with the heading above that group ("Pro (On-premises)").
+
+A card says its plan is not sold yet (``coming_soon``) by a line of its own that is only a
+status ("Coming soon" on its button, a "Beta" badge, "Early access") or by such words
+closing its name or price line ("Teams (beta)"); a card holding a card group lends that to
+the cards inside it. Status lines are neither names nor features.
 """
 
 from __future__ import annotations
@@ -44,6 +49,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ci_service.intel.boilerplate import strip_chrome
+from ci_service.intel.feeds import decode_entities
 from ci_service.pipeline import pricing
 from ci_service.pipeline.pricing import PlanDraft
 from ci_service.pipeline.site import SitePage
@@ -162,7 +168,8 @@ def _lines(root: Any) -> list[Line]:
         parts: list[tuple[str, bool, str, bool]] = []
 
         def flush() -> None:
-            text = " ".join(" ".join(t for t, _a, _c, _b in parts).split())
+            # Decoded like the page text (intel.extract), so lines and quotes agree.
+            text = decode_entities(" ".join(" ".join(t for t, _a, _c, _b in parts).split()))
             if text and len(out) < MAX_LINES:
                 action = all(a for t, a, _c, _b in parts if t.strip())
                 classes = " ".join([_attrs(el)] + [c for _t, _a, c, _b in parts if c])
@@ -255,7 +262,7 @@ class _Page:
         titled = line.heading or TITLE.search(line.classes) or (line.bold and not line.listed)
         if not titled or DESCRIPTION.search(line.classes):
             return ""
-        if NOT_A_NAME.fullmatch(text) or pricing.is_on_request(text):
+        if NOT_A_NAME.fullmatch(text) or pricing.is_on_request(text) or pricing.is_not_yet(text):
             return ""
         return text
 
@@ -303,6 +310,7 @@ def _features(page: _Page, held: list[int], skip: set[int]) -> list[str]:
         and not page.lines[i].text.endswith(":")
         and not DESCRIPTION.search(page.lines[i].classes)
         and not NOT_A_NAME.fullmatch(page.lines[i].text)
+        and not pricing.is_not_yet(GLYPH.sub("", page.lines[i].text))
         and len(page.lines[i].text.split()) <= 20
     ]
     listed = [i for i in rest if page.lines[i].listed]
@@ -313,11 +321,34 @@ def _features(page: _Page, held: list[int], skip: set[int]) -> list[str]:
     return list(dict.fromkeys(i for i in items if i))[: pricing.MAX_FEATURES]
 
 
-def _card(page: _Page, held: list[int], edition: str, inherited: list[str]) -> list[PlanDraft]:
-    text, url = page.page.text, page.page.url
+def _not_yet(page: _Page, held: list[int], name_at: int | None) -> bool:
+    """Whether the card's own lines say it is not sold yet (see the module rules)."""
+    for i in held:
+        line = page.lines[i].text
+        if pricing.is_not_yet(GLYPH.sub("", line)):
+            return True
+        if (i == name_at or page.price[i]) and pricing.ends_not_yet(line):
+            return True
+    return False
+
+
+def _card(
+    page: _Page, held: list[int], edition: str, inherited: list[str], soon: bool = False
+) -> list[PlanDraft]:
     name_at = next((i for i in held if page.name[i]), None)
     if name_at is None:
         return []
+    plans = _card_plans(page, held, name_at, edition, inherited)
+    soon = soon or _not_yet(page, held, name_at)
+    for plan in plans:
+        plan.coming_soon = soon
+    return plans
+
+
+def _card_plans(
+    page: _Page, held: list[int], name_at: int, edition: str, inherited: list[str]
+) -> list[PlanDraft]:
+    text, url = page.page.text, page.page.url
     name = _tidy(page.name[name_at])
     name_line = page.lines[name_at].text
     features = _features(page, held, {name_at}) or inherited
@@ -382,7 +413,7 @@ def card_plans(page: SitePage, skipped: set[str] | None = None) -> list[PlanDraf
         skipped.update(norm(line.text) for line in parsed.lines if line.quoted)
     groups = parsed.groups()
     cards = {id(g): [c for c in g if parsed.cardish(c) or parsed.asking(c)] for g in groups}
-    outer: dict[int, tuple[str, list[str]]] = {}  # id(group) -> (edition, features)
+    outer: dict[int, tuple[str, list[str], bool]] = {}  # id(group) -> (edition, features, soon)
     for group in groups:
         for card in cards[id(group)]:
             inner = [g for g in groups if g is not group and card in set(g.iterancestors())]
@@ -392,11 +423,12 @@ def card_plans(page: SitePage, skipped: set[str] | None = None) -> list[PlanDraf
             for g in inner:
                 edition = _tidy(parsed.name[name_at]) if name_at is not None else ""
                 skip = {name_at} if name_at is not None else set()
-                outer[id(g)] = (edition, _features(parsed, held, skip))
+                soon = _not_yet(parsed, held, name_at)
+                outer[id(g)] = (edition, _features(parsed, held, skip), soon)
     plans: list[PlanDraft] = []
     seen: set[tuple[str, str | None]] = set()
     for group in groups:
-        edition, inherited = outer.get(id(group), ("", []))
+        edition, inherited, soon = outer.get(id(group), ("", [], False))
         found: list[PlanDraft] = []
         for card in cards[id(group)]:
             if any(g is not group and card in set(g.iterancestors()) for g in groups):
@@ -404,7 +436,7 @@ def card_plans(page: SitePage, skipped: set[str] | None = None) -> list[PlanDraf
             if _container(parsed, parsed.inside.get(card, [])):
                 found = []
                 break
-            found += _card(parsed, parsed.inside.get(card, []), edition, inherited)
+            found += _card(parsed, parsed.inside.get(card, []), edition, inherited, soon)
         if any((p.name.casefold(), p.period) in seen for p in found):
             first = min(parsed.inside.get(group, [0]))
             label = edition or _heading_before(parsed, first)

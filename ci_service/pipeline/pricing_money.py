@@ -155,6 +155,18 @@ NOT_THE_PRICE = re.compile(
     re.IGNORECASE,
 )
 QUOTE_MARKS = "\"“”„«»‘’'"
+# A plan its own card or row says is not sold yet: a status line or badge ("Coming soon",
+# "Beta", "Early access", "On the roadmap", "Planned", "Join the waitlist", "Coming in
+# 2025"), or the same words closing its name or price line ("Teams (beta)").
+_NOT_YET_WORDS = (
+    r"coming\s+soon|coming\s+(?:in\s+)?(?:q[1-4]\s+)?(?:[a-z]+\s+)?(?:19|20)\d\d|"
+    r"(?:(?:public|private|open|closed)\s+)?beta|in\s+beta|beta\s+access|"
+    r"(?:request\s+|get\s+)?early\s+access|(?:join\s+(?:the|our)\s+)?wait-?\s?list|"
+    r"on\s+(?:the|our)\s+roadmap|planned|(?:available|launching|arriving)\s+soon|"
+    r"not\s+(?:yet\s+)?available(?:\s+yet)?"
+)
+_NOT_YET_LINE = re.compile(rf"\W*(?:{_NOT_YET_WORDS})\W*", re.IGNORECASE)
+_NOT_YET_END = re.compile(rf"(?:\s*[(\[–—:|-]\s*|\s+)(?:{_NOT_YET_WORDS})\W*$", re.IGNORECASE)
 
 
 @dataclass
@@ -307,6 +319,36 @@ def prices(line: str, next_line: str = "") -> list[Price]:
 
 def is_on_request(line: str) -> bool:
     return len(line.split()) <= 6 and bool(ON_REQUEST.fullmatch(line))
+
+
+def is_not_yet(line: str) -> bool:
+    """A whole line saying a plan is not sold yet ("Coming soon", "Beta", "Early access")."""
+    return len(line.split()) <= 6 and bool(_NOT_YET_LINE.fullmatch(line))
+
+
+def ends_not_yet(line: str) -> bool:
+    """A plan's name or price line closed by such words ("Teams (beta)", "$20/mo – soon")
+    (a feature line's "SSO (beta)" says so of the feature, not of the plan: never asked)."""
+    return len(line.split()) <= 12 and bool(_NOT_YET_END.search(line))
+
+
+def format_amount(amount: float | int) -> str:
+    """An amount with the precision it was stated with: "1,000", "19.99", "0.005" (never a
+    sub-cent price rounded to "0.00", never "300000.0")."""
+    value = float(amount)
+    if value.is_integer():
+        return f"{value:,.0f}"
+    if abs(value) >= 0.01 and round(value, 2) == value:
+        return f"{value:,.2f}"
+    return f"{value:,.6f}".rstrip("0")
+
+
+def format_money(amount: float | int, currency: str | None) -> str:
+    """An amount as people write it, with its currency: "£300,000", "$4,500,000",
+    "€19.99", "1,200 CHF" (never "300000.0 GBP")."""
+    number = format_amount(amount)
+    symbol = {"USD": "$", "GBP": "£", "EUR": "€", "JPY": "¥", "INR": "₹"}.get(currency or "")
+    return f"{symbol}{number}" if symbol else f"{number} {currency or ''}".strip()
 
 
 def is_free(line: str) -> bool:

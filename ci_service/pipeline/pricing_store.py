@@ -11,6 +11,10 @@ A change record, newest first in the offering's ``pricingChanges`` (at most 100)
 new plan's evidence (for a removal: the pricing page as read now, which no longer lists it).
 Each change record is also a ``competitor.price_changed`` event (``services.change_events``),
 written in the same transaction.
+
+A stored plan carries ``"comingSoon": true`` when its card or row says it is not sold yet
+(``pricing`` rules). The flag is no price term: a plan gaining or losing it is stored
+again, with no change record.
 """
 
 from __future__ import annotations
@@ -72,6 +76,9 @@ def _owner(plan: Any, offerings: list[Any], company_name: str) -> Any:
 
 
 def _plan_dict(plan: Any, citation: dict[str, Any]) -> dict[str, Any]:
+    # "comingSoon" only on a plan its card or row marks: the stored shape of every other
+    # plan (and so the comparison with the last collection) stays as it was.
+    soon = {"comingSoon": True} if getattr(plan, "coming_soon", False) else {}
     return {
         "name": plan.name[:200],
         "price": None if plan.on_request else plan.price,
@@ -83,6 +90,7 @@ def _plan_dict(plan: Any, citation: dict[str, Any]) -> dict[str, Any]:
         "features": [str(f)[:500] for f in plan.features][:30],
         "evidenceIds": [citation["evidenceId"]],
         "quotes": [citation],
+        **soon,
     }
 
 

@@ -15,6 +15,10 @@ Two orientations:
   are its features (an "Includes" or "Features" cell split at commas).
 
 Row labels that are no plan ("Price", "Total", "Setup fee", "Shipping") never name one.
+
+A plan is not sold yet (``coming_soon``) when a cell of its own row (one row per plan) or
+column (plans as columns) is only a status such as "Coming soon", "Beta" or "Planned", or
+its name or price cell ends with one ("Teams (beta)"); other plans' cells never mark it.
 """
 
 from __future__ import annotations
@@ -108,6 +112,8 @@ class _Table:
         named = [j for j, c in enumerate(header) if NAME_HEADER.search(c) and j not in price_cols]
         self.name_col = named[0] if named else 0
         self.features: dict[int, list[str]] = {}
+        self.soon: set[int] = set()  # columns a status cell says are not sold yet
+        self.plans: dict[int, list[PlanDraft]] = {}  # column -> its plans so far
 
 
 def table_plans(page: SitePage) -> list[PlanDraft]:
@@ -145,8 +151,12 @@ def _row_plans(table: _Table, cells: list[str], url: str, line: str) -> list[Pla
         plans += _cell_plans(name, cells[j], table.header[j], url, line)
     skip = {table.name_col, *table.price_cols}
     features = _features_of(cells, table.header, skip)
+    soon = any(pricing.is_not_yet(c) for c in cells) or any(
+        pricing.ends_not_yet(cells[j]) for j in (table.name_col, *table.price_cols)
+    )
     for plan in plans:
         plan.features = features
+        plan.coming_soon = soon
     return plans
 
 
@@ -163,15 +173,26 @@ def _column_row(table: _Table, cells: list[str], url: str, line: str) -> list[Pl
             for price in row_prices:
                 if price.period is None:
                     price.period = pricing.qualifiers(label)[0]
+            column = []
             if row_prices:
                 column = pricing.plans_from_price(name, row_prices, url, line)
                 for plan in column:
                     plan.features = table.features.setdefault(j, [])
-                out += column
             elif pricing.is_on_request(cells[j]):
-                out.append(pricing.on_request_plan(name, cells[j], url, line))
+                column = [pricing.on_request_plan(name, cells[j], url, line)]
+            for plan in column:
+                plan.coming_soon = j in table.soon or any(
+                    pricing.ends_not_yet(c) for c in (header[j], cells[j])
+                )
+            table.plans.setdefault(j, []).extend(column)
+            out += column
         return out
     for j, cell in enumerate(cells[1:], start=1):
+        if pricing.is_not_yet(cell):  # "Availability | Now | Coming soon": that column's
+            table.soon.add(j)
+            for plan in table.plans.get(j, []):
+                plan.coming_soon = True
+            continue
         if cell and cell.lower() not in NO and label:
             item = label if cell.lower() in YES else None
             table.features.setdefault(j, []).append(item or f"{label}: {cell}"[:200])

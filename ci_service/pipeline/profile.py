@@ -41,7 +41,8 @@ each field the strongest phrasing wins, then the earlier page.
   was raised, closed, secured, received or granted, with an amount or investors: round
   (pre-seed, seed, Series A-H, angel, bridge, grant), amount as a number with its ISO 4217
   currency ("£300,000", "$4.5M", "€2 million", "GBP 300k"; not a total: "brings its funding
-  to $4.6M"), date ("in December 2019" -> "2019-12", "on 5 March 2021" -> "2021-03-05"),
+  to $4.6M"), date ("in December 2019" -> "2019-12", "on 5 March 2021" -> "2021-03-05")
+  with ``dateText``, the date as the page writes it ("December 2019"), for display,
   investors ("led by", "backed by", "funded by", "an investment by / investments from",
   "investors include A, B and C", "participation from"; "from X" only after an amount, a
   round or an investment, never "veterans / engineers from X"). Money the company still
@@ -52,8 +53,10 @@ each field the strongest phrasing wins, then the earlier page.
   include", "signups / users from (the likes of)", "companies / teams like" (the last two:
   two names at least; "companies like" only in a sentence about use or trust); a customer
   story's "Figurehead Toys uses Acme to ..." (customer-story and profile pages). A
-  list ends at its first word that is no name; generic words, countries and the company
-  itself are never customers.
+  list ends at its first word that is no name; generic words, countries, the company
+  itself and counts ("12,000 signups", "15k users", "2M+ developers", "10K Teams") are
+  never customers, nor a customer count: "over 12,000 signups from A, B and C" names A, B
+  and C, the figure is not stored.
 - JSON-LD ``Organization`` (any page): ``foundingDate``, ``address`` (PostalAddress as
   "City, Region, Country"), ``numberOfEmployees`` win over text. Such a value is cited by a
   text rule's match with the same value, else by a sentence of that page naming the value
@@ -100,6 +103,7 @@ from ci_service.pipeline.profile_rules import (
     MAX_TEXT,
     YEAR,
     Candidate,
+    is_count,
     page_candidates,
     segments,
     valid_year,
@@ -273,6 +277,8 @@ def _facts(
             ids = [page_id]
         if candidate.field in lists:
             value = candidate.value
+            if candidate.field == "customers" and is_count(str(value)):
+                continue  # "12,000 signups" counts people; it names no customer
             entry = dict(value) if isinstance(value, dict) else {"name": value}
             _add_listed(lists[candidate.field], entry, ids, cited)
             continue
@@ -321,6 +327,8 @@ def _fold_funding(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
             for field in ("round", "amount", "currency", "date"):
                 if not base.get(field) and other.get(field):
                     base[field] = other[field]
+                    if field == "date" and other.get("dateText"):
+                        base["dateText"] = other["dateText"]  # the wording of that date
             investors = known.get("investors", []) + entry.get("investors", [])
             if investors:
                 base["investors"] = list(dict.fromkeys(investors))[:MAX_LIST]

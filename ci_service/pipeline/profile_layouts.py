@@ -8,7 +8,8 @@
   ``{investors}`` cited by the section's text from its heading to its last firm.
 - customers: a customer story's "Figurehead Toys uses Acme to ..." (a name that opens the
   sentence, then uses / chose / switched to / relies on the company), on customer-story and
-  profile pages (a home page's "Jane uses Acme daily" is a person's testimonial).
+  profile pages (a home page's "Jane uses Acme daily" is a person's testimonial); a count
+  ("10K Teams chose Acme") is no customer.
 - headquarters: addresses in markup (``profile_places.markup_addresses``: JSON-LD
   ``PostalAddress``, microdata, the footer), below every sentence of a profile page.
 """
@@ -20,6 +21,7 @@ from typing import Any
 
 from ci_service.pipeline.evidence import Cite, sentence_at
 from ci_service.pipeline.profile_places import markup_addresses
+from ci_service.pipeline.profile_rules import is_count
 from ci_service.pipeline.profile_subject import about_us
 from ci_service.pipeline.site import SitePage
 
@@ -106,6 +108,8 @@ def customers_using_us(text: str, aliases: list[str]) -> list[tuple[str, tuple[i
         first = name.split()[0].casefold()
         if first in _NOT_CUSTOMER or about_us(name, aliases) or not about_us(target, aliases):
             continue
+        if is_count(name):
+            continue  # "10K Teams chose Acme": a figure, not a customer
         sentence = sentence_at(text, match.start(), match.end())
         if sentence.startswith(name) and len(name) <= 60:
             out.append((name, match.span()))

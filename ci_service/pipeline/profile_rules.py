@@ -193,6 +193,30 @@ _TOTAL = re.compile(
     re.I,
 )
 _USES = re.compile(r"\b(?:us(?:e|es|ed|ing)|trust\w*|rel(?:y|ies|ied)|customers?|clients?)\b", re.I)
+# A count of people, sign-ups or companies is no customer's name: "12,000 signups", "15k
+# users", "20k agents" (any plural), "2M+ developers", "3 Million Users", "over 500 teams"
+# ("3M" alone, or "3M to ...", is a name).
+_COUNTED = (
+    r"sign-?ups?|users?|customers?|clients?|members?|subscribers?|downloads?|installs?|"
+    r"installations?|teams?|compan(?:y|ies)|businesses|organi[sz]ations?|developers?|people|"
+    r"brands?|accounts?|stores?|shops?|(?:web)?sites?|apps?|creators?|marketers?|makers?|"
+    r"professionals?|students?|learners?|schools?|agencies|startups?|enterprises?|"
+    r"employees?|engineers?|publishers?|merchants?|visitors?|readers?|countries|cities"
+)
+_COUNT = re.compile(
+    r"^\W*(?:(?:over|more[ \t]+than|about|around|nearly|almost|approximately|some|up[ \t]+to)"
+    r"[ \t]+)?(?:\d{1,3}(?:[,.][ \t]?\d{3})+|\d+(?:\.\d+)?)[ \t]*(?:k|m|mm|bn|b|million|"
+    rf"billion|thousand|hundred)?\+?[ \t]+(?:[\w-]+[ \t]+){{0,2}}(?:{_COUNTED}|[a-z-]+s)\b",
+    re.I,
+)
+
+
+def is_count(text: str) -> bool:
+    """Whether ``text`` opens with a count of people, sign-ups or companies ("12,000
+    signups", "2M+ developers"): a figure, never a customer's name."""
+    return bool(_COUNT.match(text))
+
+
 _NOT_NAME = set(  # words that start no company name: the list has ended
     "the our a an we you it this that these home contact about pricing blog learn read "
     "teams companies businesses startups enterprises developers thousands millions hundreds "
@@ -242,26 +266,36 @@ def _amount(number: str, mult: str | None) -> float | int | None:
     return int(value) if value == int(value) else value
 
 
-def _date(sentence: str) -> str | None:
+def _date(sentence: str) -> tuple[str, str] | None:
+    """(machine date, the date as the sentence writes it): ("2019-12", "December 2019"),
+    ("2021-03-05", "5 March 2021"), ("2020", "early 2020")."""
     months = _MONTHS[0]
     found = re.search(
         rf"\b(?:(\d{{1,2}})(?:st|nd|rd|th)?[ \t]+)?({_MONTH})[ \t]+(?:(\d{{1,2}})(?:st|nd|rd|th)?"
-        rf",?[ \t]+)?({YEAR})\b|\b(?i:in|during)[ \t]+(?:(?:early|late|mid)[ -]?)?({YEAR})\b",
+        rf",?[ \t]+)?({YEAR})\b|\b(?i:in|during)[ \t]+((?:(?:early|late|mid)[ -]?)?({YEAR}))\b",
         sentence,
     )
-    if not found or not valid_year(found.group(4) or found.group(5)):
+    if not found or not valid_year(found.group(4) or found.group(6)):
         return None
-    if found.group(5):
-        return found.group(5)
+    if found.group(6):
+        return found.group(6), found.group(5)
     month = months.index(found.group(2)[:3].lower()) + 1
     day = int(found.group(1) or found.group(3) or 0)
-    return f"{found.group(4)}-{month:02d}" + (f"-{day:02d}" if 1 <= day <= 31 else "")
+    machine = f"{found.group(4)}-{month:02d}" + (f"-{day:02d}" if 1 <= day <= 31 else "")
+    return machine, " ".join(found.group(0).split())
 
 
-def _names(listed: str, exclude: list[str]) -> list[str]:
+def _names(listed: str, exclude: list[str], after: str | None = None) -> list[str]:
+    """The names of a listed "A, B and C". With ``after`` (the text following the list,
+    where a last "15k" finds its "users") a count ends the list: customers, not investors
+    ("backed by 500 Startups" names a firm)."""
     out: list[str] = []
-    for name in re.split(_SEPARATOR, listed):
+    parts = re.split(_SEPARATOR, listed)
+    for number, name in enumerate(parts):
         name = name.strip()
+        last = number == len(parts) - 1
+        if after is not None and (is_count(name) or (last and is_count(f"{name}{after}"))):
+            break  # "Loved by 15k users": a figure, and the list ends there
         if not re.search(r"\b(?:inc|ltd|co|corp|llc)\.$", name, re.I):
             name = name.rstrip(".")
         first = name.split()[0].casefold() if name.split() else ""
@@ -339,7 +373,7 @@ def _funding(sentence: str, aliases: list[str]) -> dict[str, Any] | None:
     if not (entry.get("amount") or entry.get("investors")):
         return None
     if date := _date(sentence):
-        entry["date"] = date
+        entry["date"], entry["dateText"] = date  # the page's wording is what people read
     return entry
 
 
@@ -438,7 +472,7 @@ def page_candidates(page: SitePage, rank: int, index: int, aliases: list[str]) -
             offset = max(offset, where)
     customer_page = any(CUSTOMER_SEGMENT.match(s) for s in segments(page))
     for match in _first(_CUSTOMERS, text):
-        names = _names(match.group(3), aliases)
+        names = _names(match.group(3), aliases, text[match.end(3) : match.end(3) + 60])
         loose = match.group(1) or match.group(2)  # "from X", "companies like X": 2 names
         if match.group(2) and not _USES.search(sentence_at(text, *match.span())):
             continue

@@ -1,74 +1,58 @@
 """Battlecard content, written deterministically from compared, cited facts.
 
-The facts come from ``services/battlecard_facts.py`` (features, pricing, company size and
-age, customers, funding and news, each with the sentence it was read from). The card:
+The facts come from ``services/battlecard_facts.py`` (features decided by meaning,
+pricing, company size and age, customers, funding and news, each with the sentence it was
+read from). Every section is drawn from the same ranked facts, each saying it its own way
+(``Claim.description``, ``pitch``, ``short``), so no item repeats another verbatim:
 
 - ``whyWeWin`` / ``whyWeLose``: the winning and losing compared facts, strongest first,
   then the competitor's ``companyWeaknesses`` / ``companyStrengths`` (entered by people)
-  that an evidence sentence supports;
-- ``objections``: arguments of LOST deals against the competitor (most frequent first)
-  and the competitor's claims (``keyMessaging``), each answered by the compared fact that
-  shares its topic (pricing words → the pricing comparison, else the fact sharing most
-  words, else our strongest win), and, when they have a free plan and we do not, that
-  plan as an objection;
-- ``talkingPoints``: ATTACK our wins, then their disclosed funding and recent news;
-  DEFENSE answers to their strengths (each loss paired with our best win), then news;
-- ``killShot``: ATTACK our strongest win; DEFENSE the answer to their strongest point;
+  that an evidence sentence supports. Feature items carry ``feature``, ``state``
+  (THEY_LACK, COMING_SOON, WE_LACK), ``matched`` and, for an absence, ``read`` and
+  ``pagesRead``;
+- ``objections``: what a buyer raises and the answer our facts give, or none
+  (``services/battlecard_objections.py``);
+- ``talkingPoints``: ATTACK leads with our wins, then their funding and news; DEFENSE
+  leads with what they will attack us on, each with its answer when we have one;
+- ``killShot``: ATTACK our strongest win; DEFENSE their strongest point and our answer;
 - ``landmines``: ATTACK questions that expose our wins; DEFENSE the points they will
-  push and how to defuse them;
-- ``pricingWedge``: their plans as stated, and the comparison with ours when we have
-  pricing.
+  push and how to meet them;
+- ``pricingWedge``: their plans as stated (coming-soon plans marked), and the comparison
+  with ours when we have pricing.
 
 Every item carries ``evidenceIds`` and ``quotes`` ({evidenceId, quote, url}), the quote
-being the exact sentence of the evidence item. An item without evidence is left out: with
-fewer facts the card has fewer items, and an empty section is better than a made-up one.
-ATTACK and DEFENSE differ in what they lead with, as above. With a language model
-configured (``CI_SERVICE_LLM_*``), item texts are rewritten as plain prose (``_prose``);
-the evidence and the facts are the rules'.
+being the exact sentence of the evidence item that states the item's fact. An item
+without evidence is left out: an empty section is better than a made-up one. With a
+language model configured (``CI_SERVICE_LLM_*``), item texts are rewritten as plain prose
+(``_prose``); the evidence and the facts are the rules'.
 """
 
 from __future__ import annotations
 
-import re
-from collections import Counter
 from typing import Any
 
 from ci_service.services import scoring
-from ci_service.services.battlecard_facts import (
-    Claim,
-    FactBuilder,
-    Facts,
-    best_sentence,
-    describe_price,
-    possessive,
-    words,
-)
+from ci_service.services.battlecard_claims import Claim, Facts, words
+from ci_service.services.battlecard_facts import FactBuilder, best_sentence, describe_price
+from ci_service.services.battlecard_features import our_items
+from ci_service.services.battlecard_objections import Answers, lost_arguments, objections
 from ci_service.store.competitors import Competitor
 from ci_service.store.intel import IntelItem
-from ci_service.store.resources import Deal, Offering, Organization
+from ci_service.store.resources import Offering, Organization
 
 MAX_ITEMS = 6
-PRICE_WORDS = re.compile(
-    r"\b(?:price|prices|pricing|cost|costs|costly|expensive|cheap|cheaper|budget|licen[cs]e|"
-    r"per user|per seat|fee|fees|free)\b",
-    re.IGNORECASE,
-)
-
-
-def _words(text: str) -> set[str]:
-    return words(text)
 
 
 def find_evidence(text: str, items: list[IntelItem], k: int = 2) -> list[str]:
     """Ids of the ``k`` intel items sharing most of the words of ``text`` (at least two, or
     the only one), most credible first."""
-    wanted = _words(text)
+    wanted = words(text)
     if not wanted:
         return []
     need = min(2, len(wanted))
     scored = []
     for item in items:
-        body = _words(f"{item.title}\n{item.content[: scoring.SCAN_CHARS]}")
+        body = words(f"{item.title}\n{item.content[: scoring.SCAN_CHARS]}")
         hits = len(wanted & body)
         if hits >= need:
             scored.append((hits, item.credibility_score or 0, item.seq, item.id))
@@ -92,67 +76,6 @@ def _profile_facts(profile: dict[str, Any]) -> dict[str, Any]:
     return {k: profile[k] for k in keys if profile.get(k) not in (None, "")}
 
 
-def _lost_arguments(workspace_id: str, competitor_id: str) -> list[tuple[str, int]]:
-    counts: Counter[str] = Counter()
-    first: dict[str, str] = {}
-    for deal in Deal.select().where(
-        Deal.workspace == workspace_id, Deal.competitor == competitor_id, Deal.outcome == "LOST"
-    ):
-        for argument in deal.arguments or []:
-            key = " ".join(str(argument).lower().split())
-            if key:
-                counts[key] += 1
-                first.setdefault(key, " ".join(str(argument).split()))
-    return [(first[k], n) for k, n in counts.most_common()]
-
-
-# Words of an objection's wrapper ("X (reason in 2 lost deals to Rival)") that say
-# nothing about its topic; the names of the two sides are dropped too.
-_FRAME_WORDS = {"reason", "lost", "deal", "deals", "says", "say", "better", "more", "less"}
-
-
-def _answer(text: str, facts: Facts, names: set[str]) -> tuple[Claim | None, bool]:
-    """The compared fact that answers an objection about ``text``, and whether it is on
-    the objection's own topic (else it is our strongest win, to pivot to). ``names``: the
-    words of both sides' names, which every claim shares and so decide nothing."""
-    if PRICE_WORDS.search(text):
-        for claim in facts.wins:
-            if claim.topic == "pricing":
-                return claim, True
-    ignore = names | _FRAME_WORDS
-    wanted = _words(text) - ignore
-
-    def shared(claim: Claim) -> int:
-        return len(wanted & (_words(f"{claim.title} {claim.description}") - ignore))
-
-    ranked = sorted(facts.wins, key=lambda c: -shared(c))
-    if ranked and shared(ranked[0]):
-        return ranked[0], True
-    return (facts.wins[0], False) if facts.wins else (None, False)
-
-
-def _objection(
-    text: str, facts: Facts, names: set[str], intel: list[IntelItem]
-) -> dict[str, Any] | None:
-    answer, on_topic = _answer(text, facts, names)
-    own = supported(text, intel)
-    citations = own + (answer.citations if answer else [])
-    if not citations:
-        return None
-    if answer is None:
-        response = "Ask for proof and references on this point."
-    elif on_topic:
-        response = answer.description
-    else:  # nothing on the objection's own topic: pivot to our strongest compared fact
-        response = f"Acknowledge it, then pivot: {answer.description}"
-    return {
-        "objection": text,
-        "response": response,
-        "evidenceIds": list(dict.fromkeys(c["evidenceId"] for c in citations)),
-        "quotes": citations[:3],
-    }
-
-
 def _entered(texts: list[str] | None, label: str, intel) -> list[Claim]:
     """Person-entered strengths/weaknesses that an evidence sentence supports."""
     out = []
@@ -161,8 +84,89 @@ def _entered(texts: list[str] | None, label: str, intel) -> list[Claim]:
         if citations:
             # The team's own words, then the sentence of the site that bears them out.
             said = f"{text.strip().rstrip('.')}; their own site says: “{citations[0]['quote']}”"
-            out.append(Claim("entered", f"{label}: {text}", said, citations, weight=0.9))
+            out.append(
+                Claim(
+                    "entered",
+                    f"{label}: {text}",
+                    said,
+                    citations,
+                    weight=0.9,
+                    pitch=f"{label}: {text.strip().rstrip('.')}.",
+                    short=text.strip().rstrip(".")[:1].lower() + text.strip().rstrip(".")[1:],
+                )
+            )
     return out
+
+
+def _said(workspace_id: str, competitor: Competitor, intel) -> tuple[list, list]:
+    """Their claims and the arguments of lost deals, with the sentences that support them."""
+    name = competitor.name
+    claims = [(f'{name} says: "{c}"', supported(c, intel)) for c in competitor.key_messaging or []]
+    lost = []
+    for argument, count in lost_arguments(workspace_id, competitor.id):
+        deals = "deal" if count == 1 else "deals"
+        text = f"{argument} (reason in {count} lost {deals} to {name})"
+        lost.append((text, supported(argument, intel)))
+    return claims, lost
+
+
+def _point(claim: Claim, **extra: Any) -> dict[str, Any]:
+    return {**claim.item(), **extra}
+
+
+Kill = tuple[str, list[dict[str, Any]], list[str]]  # text, quotes, evidence ids
+
+
+def _attack(name: str, wins: list[Claim], facts: Facts) -> tuple[list, list, Kill]:
+    talking = [_point(w, title=f"Lead with: {w.title}", description=w.pitch) for w in wins]
+    talking += [_point(p, description=p.pitch) for p in facts.points if p.pitch]
+    landmines = [_question(name, w) for w in wins]
+    kill = wins[0] if wins else None
+    if kill is None:
+        return talking, landmines, ("", [], [])
+    return talking, landmines, (f"Close on {kill.short}.", kill.citations, kill.evidence_ids)
+
+
+def _defend(
+    name: str, losses: list[Claim], wins: list[Claim], facts: Facts, answers: Answers
+) -> tuple[list, list, Kill]:
+    talking, landmines = [], []
+    for loss in losses:
+        answer = answers.answer(loss)
+        said = f"{loss.pitch} Answer: {answer.description}" if answer else loss.pitch
+        citations = loss.citations[:3]  # they state the point; the answer is ours
+        talking.append(
+            {
+                **loss.item(),
+                "title": f"They will say: {loss.title}",
+                "description": said,
+                "evidenceIds": list(
+                    dict.fromkeys(loss.evidence_ids + (answer.evidence_ids if answer else []))
+                ),
+                "quotes": citations,
+            }
+        )
+        landmines.append(
+            f"{name} will push {loss.short}: raise it first"
+            + (
+                f" and answer that {answer.description[:1].lower()}{answer.description[1:]}"
+                if answer
+                else ", and do not dispute what their own pages state."
+            )
+        )
+    talking += [_point(p, description=p.pitch) for p in facts.points if p.topic == "news"]
+    strongest = losses[0] if losses else None
+    if strongest is None:
+        return talking, landmines, ("", [], [])
+    answer = answers.answer(strongest)
+    kill = f"Their strongest point: {strongest.short}."
+    citations, ids = strongest.citations[:1], strongest.evidence_ids
+    closing = answer if answer is not None else (wins[0] if wins else None)
+    if closing is not None:
+        kill += f" Answer: {answer.description}" if answer else f" Then close on {closing.short}."
+        citations += closing.citations[:1]
+        ids = ids + closing.evidence_ids
+    return talking, landmines, (kill, citations, list(dict.fromkeys(ids)))
 
 
 def generate_content(
@@ -177,94 +181,61 @@ def generate_content(
     org = Organization.get_or_none(Organization.workspace == workspace_id)
     facts = FactBuilder(competitor, product, offerings, org, intel).build()
     name = competitor.name
-    names = _words(f"{name} {product.name}")
     wins = facts.wins + _entered(competitor.company_weaknesses, f"{name} weakness", intel)
     losses = facts.losses + _entered(competitor.company_strengths, f"{name} strength", intel)
-
-    claims = []
-    for claim in competitor.key_messaging or []:
-        found = _objection(f'{name} says: "{claim}"', facts, names, intel)
-        if found:
-            claims.append(found)
-    lost = []
-    for argument, count in _lost_arguments(workspace_id, competitor.id):
-        deals = "deal" if count == 1 else "deals"
-        found = _objection(
-            f"{argument} (reason in {count} lost {deals} to {name})", facts, names, intel
-        )
-        if found:
-            lost.append(found)
-    free = next((c for c in facts.losses if c.topic == "pricing" and "free plan" in c.title), None)
-    if free is not None:
-        answer = facts.wins[0] if facts.wins else None
-        lost.append(
-            {
-                "objection": f"{name} is free to start: {free.description}",
-                "response": answer.description
-                if answer
-                else f"Compare the total cost of the plan the prospect needs with {product.name}.",
-                "evidenceIds": free.item()["evidenceIds"]
-                + (answer.item()["evidenceIds"] if answer else []),
-                "quotes": free.citations[:1] + (answer.citations[:1] if answer else []),
-            }
-        )
-    objections = claims + lost if mode == "DEFENSE" else lost + claims
-
+    answers = Answers(facts, name, product.name, our_items(product))
+    raised = objections(facts, answers, *_said(workspace_id, competitor, intel), mode)
     if mode == "ATTACK":
-        talking = [{**w.item(), "title": f"Lead with: {w.title}"} for w in wins] + [
-            p.item() for p in facts.points
-        ]
-        landmines = [_question(name, w) for w in wins]
-        kill = wins[0] if wins else None
-        kill_shot = kill.description if kill else ""
-        kill_citations = kill.citations if kill else []
+        talking, landmines, kill = _attack(name, wins, facts)
     else:
-        best = wins[0] if wins else None
-        talking = []
-        for loss in losses:
-            item = loss.item()
-            if best is not None:
-                item = {
-                    "title": f"Answer: {loss.title}",
-                    "description": f"{loss.description} Answer: {best.description}",
-                    "evidenceIds": list(
-                        dict.fromkeys(item["evidenceIds"] + best.item()["evidenceIds"])
-                    ),
-                    "quotes": (loss.citations[:2] + best.citations[:1]),
-                }
-            talking.append(item)
-        talking += [p.item() for p in facts.points if p.topic == "news"]
-        landmines = [
-            f"{name} will push this: {loss.description} Raise it first and reframe around "
-            f"{possessive(product.name)} strengths."
-            for loss in losses
-        ]
-        strongest = losses[0] if losses else None
-        point = _point(strongest, name) if strongest is not None else ""
-        if strongest is not None and best is not None:
-            kill_shot = f"When {name} leads with {point}, answer: {best.description}"
-            kill_citations = strongest.citations[:1] + best.citations[:1]
-        elif strongest is not None:
-            kill_shot = f"When {name} leads with {point}, ask for proof and references."
-            kill_citations = strongest.citations[:1]
-        else:
-            kill_shot, kill_citations = "", []
-
+        talking, landmines, kill = _defend(name, losses, wins, facts, answers)
     wedge, wedge_citations = _pricing(name, product, facts)
+    content = {
+        "whyWeWin": [w.item() for w in wins],
+        "whyWeLose": [loss.item() for loss in losses],
+        "objections": raised,
+        "talkingPoints": talking,
+    }
+    content = {
+        key: _prose(_distinct(items)[:MAX_ITEMS], _TEXT[key]) for key, items in content.items()
+    }
     return {
-        "whyWeWin": _prose([w.item() for w in wins][:MAX_ITEMS], "description"),
-        "whyWeLose": _prose([loss.item() for loss in losses][:MAX_ITEMS], "description"),
-        "objections": _prose(objections[:MAX_ITEMS], "response"),
-        "talkingPoints": _prose(talking[:MAX_ITEMS], "description"),
-        "killShot": kill_shot,
-        "landmines": landmines[:MAX_ITEMS],
+        **content,
+        "killShot": kill[0],
+        "landmines": list(dict.fromkeys(landmines))[:MAX_ITEMS],
         "pricingWedge": wedge,
         "pricingEvidenceIds": _ids(wedge_citations),
         "pricingWedgeQuotes": wedge_citations,
-        "killShotEvidenceIds": _ids(kill_citations),
-        "killShotQuotes": kill_citations,
+        "killShotEvidenceIds": kill[2],
+        "killShotQuotes": kill[1],
         "profile": _profiles(workspace_id, competitor),
     }
+
+
+_TEXT = {
+    "whyWeWin": "description",
+    "whyWeLose": "description",
+    "objections": "response",
+    "talkingPoints": "description",
+}
+
+
+def _distinct(items: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Items minus any whose title/objection or description/response repeats an earlier
+    one's (two of their products listing one feature make one item)."""
+    seen: set[str] = set()
+    out = []
+    for item in items:
+        keys = [
+            " ".join(str(item.get(k) or "").casefold().split())
+            for k in ("title", "objection", "description")
+        ]
+        keys = [k for k in keys if k]
+        if any(k in seen for k in keys):
+            continue
+        seen.update(keys)
+        out.append(item)
+    return out
 
 
 def _prose(items: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
@@ -284,26 +255,23 @@ def _prose(items: list[dict[str, Any]], key: str) -> list[dict[str, Any]]:
     return items
 
 
-def _point(claim: Claim, name: str) -> str:
-    """A losing claim as the point they make: "strong analytics dashboards"."""
-    title = re.sub(rf"^{re.escape(name)} (?:strength|weakness): ", "", claim.title)
-    return title[:1].lower() + title[1:]
-
-
 def _ids(citations: list[dict[str, Any]]) -> list[str]:
     return list(dict.fromkeys(c["evidenceId"] for c in citations))
 
 
 def _question(name: str, win: Claim) -> str:
+    state = win.extra.get("state")
+    feature = win.extra.get("feature", "")
+    if state == "COMING_SOON":
+        return f"Ask {name} for the date {feature} ships, in writing."
     if win.topic == "feature":
-        feature = win.title.split(";")[0].split(":")[0].replace(" has ", " — ")
-        return f"Ask {name} to show this live: {feature.split(' — ')[-1]}."
+        return f"Ask {name} to show {feature} live, on the plan the prospect would buy."
     if win.topic == "pricing":
         return f"Ask {name} for the full yearly price at the prospect's team size, all add-ons in."
     if win.topic == "company":
         return f"Ask {name} how many years of support and roadmap they commit to in writing."
     if win.topic == "entered":
-        return f"Ask {name} how they address this: {win.description}"
+        return f"Ask {name} how they address this: {win.short}."
     return f"Ask {name} about this: {win.title}."
 
 
@@ -312,6 +280,8 @@ def _pricing(name: str, product: Offering, facts: Facts) -> tuple[str, list[dict
     if not facts.their_plans:
         return "", []
     listed = [describe_price(plan) for _, plan in facts.their_plans[:6]]
+    # The compared plans exclude coming-soon ones (battlecard_facts); the wedge lists
+    # every plan as stated, marked.
     citations = [plan["quotes"][0] for _, plan in facts.their_plans[:6] if plan.get("quotes")]
     text = f"{name} pricing: {'; '.join(listed)}."
     comparison = next((c for c in facts.wins + facts.losses if c.topic == "pricing"), None)

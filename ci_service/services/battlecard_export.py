@@ -28,6 +28,8 @@ from ci_service.store.competitors import Competitor
 from ci_service.store.resources import Offering
 
 FORMATS = {"markdown": ("text/markdown", "md"), "html": ("text/html", "html")}
+# An objection none of our facts answers (battlecard_objections.py) says so.
+NO_ANSWER = "no answer on file"
 # (content key, heading, kind); kinds: claims {title, description}, objections {objection,
 # response}, landmines (strings), text (one string, its quotes under <key>Quotes).
 SECTIONS = (
@@ -211,7 +213,8 @@ def to_markdown(view: dict[str, Any]) -> str:
                 lines += [f"- Evidence: {_md_quote(q)}" for q in item["quotes"]]
                 continue
             if section["kind"] == "objections":
-                head = f"**Objection:** {_md(item['title'])} **Response:** {_md(item['text'])}"
+                answer = _md(item["text"] or NO_ANSWER)
+                head = f"**Objection:** {_md(item['title'])} **Response:** {answer}"
             elif item["title"]:
                 head = f"**{_md(item['title'])}**: {_md(item['text'])}"
             else:
@@ -281,7 +284,7 @@ def to_html(view: dict[str, Any]) -> str:
             if section["kind"] == "objections":
                 head = (
                     f"<strong>Objection:</strong> {_h(item['title'])}<br>"
-                    f"<strong>Response:</strong> {_h(item['text'])}"
+                    f"<strong>Response:</strong> {_h(item['text'] or NO_ANSWER)}"
                 )
             elif item["title"]:
                 head = f"<strong>{_h(item['title'])}</strong>: {_h(item['text'])}"

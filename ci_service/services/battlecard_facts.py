@@ -2,28 +2,21 @@
 against one of our products (and our organization).
 
 Each :class:`Claim` is one plain sentence a salesperson could say, with the citations
-(``{evidenceId, quote, url}``) that back it. Claims are built only from structured facts
-that carry evidence, never from keyword co-occurrence:
+(``{evidenceId, quote, url}``) that back it; a citation is used only when its quote states
+the claim's value (the price, the year, the count, the name, the amount). Claims are built
+only from structured facts that carry evidence, never from keyword co-occurrence:
 
 =========================  ==================================================================
 topic                      rule (each needs a citation of the competitor's side)
 =========================  ==================================================================
-feature (win)              a feature of ours that their site explicitly lacks (a sentence
-                           with the feature's name and a negation: "does not support SAML
-                           single sign-on"); else, when their cited feature list has at
-                           least ``MIN_THEIR_FEATURES`` entries and no page of theirs
-                           mentions the feature at all, "their product pages list N
-                           features and none is X" citing that list
-feature (loss)             a cited feature of theirs that matches none of our features or
-                           capabilities (by normalised name words); praise-only names
-                           ("Easy to use") are slogans and never count
+feature, integrations,     decided by meaning: see ``services/battlecard_features.py`` and
+open-source                ``services/feature_presence.py``
 pricing                    their cheapest paid plan against ours, per month and the same
                            currency and kind of unit: cheaper by 10 % or more wins; a free
-                           plan of theirs when we have none is a loss
+                           plan of theirs when we have none is a loss. A plan marked
+                           coming soon is neither; a quote must state the plan's price
 company                    founding year (3+ years apart) and employee counts (2x apart)
                            against our organization's profile
-integrations               their cited integrations and supported platforms that ours do
-                           not name, three or more: one loss listing them
 customers                  two or more named customers of theirs (a loss: their proof)
 funding, news              stated as facts (talking points), newest news first
 user-entered               ``companyStrengths``/``companyWeaknesses``/``keyMessaging`` with
@@ -34,114 +27,23 @@ user-entered               ``companyStrengths``/``companyWeaknesses``/``keyMessa
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from ci_service.pipeline.evidence import fragment_url, quote_in, sentences
+from ci_service.pipeline.pricing_money import format_amount, format_money
+from ci_service.services.battlecard_claims import (  # noqa: F401 (re-exported)
+    Claim,
+    Facts,
+    is_slogan,
+    is_supported_item,
+    possessive,
+    words,
+)
+from ci_service.services.battlecard_features import add_feature_claims
+from ci_service.services.feature_presence import Reading
 from ci_service.store.intel import IntelItem
 
-MIN_THEIR_FEATURES = 3
-MAX_CITATIONS = 3
-NEGATION = re.compile(
-    r"\b(?:no|not|never|lacks?|lacking|without|missing|unsupported|isn't|doesn't|don't|"
-    r"cannot|can't|unavailable)\b",
-    re.IGNORECASE,
-)
-_TOKEN = re.compile(r"[a-z0-9]+")
-_STOP = {"and", "the", "for", "with", "your", "you", "our", "of", "to", "a", "an", "in", "on"}
 _MONTHS_PER = {"month": 1.0, "year": 12.0}
-
-
-@dataclass
-class Claim:
-    topic: str
-    title: str
-    description: str
-    citations: list[dict[str, Any]] = field(default_factory=list)
-    weight: float = 1.0
-
-    def item(self) -> dict[str, Any]:
-        return {
-            "title": self.title,
-            "description": self.description,
-            "evidenceIds": list(dict.fromkeys(c["evidenceId"] for c in self.citations)),
-            "quotes": self.citations[:MAX_CITATIONS],
-        }
-
-
-@dataclass
-class Facts:
-    """The compared facts of one (competitor, product) pair."""
-
-    wins: list[Claim] = field(default_factory=list)
-    losses: list[Claim] = field(default_factory=list)
-    points: list[Claim] = field(default_factory=list)  # funding, news: facts to mention
-    their_plans: list[tuple[str, dict[str, Any]]] = field(default_factory=list)
-    our_plans: list[dict[str, Any]] = field(default_factory=list)
-
-
-# Words that praise without stating what a product does: a feature named only with them
-# ("Easy to use", "Fast & Secure", "Powerful") is a slogan, not a fact to argue from.
-SLOGAN_WORDS = frozenset(
-    "easy easier simple simpler fast faster quick quicker powerful flexible scalable secure "
-    "reliable robust modern beautiful intuitive seamless seamlessly best better smart smarter "
-    "effortless friendly great awesome amazing lightning blazing affordable use to is it "
-    "really truly incredibly super highly fully built made designed love".split()
-)
-
-
-def is_slogan(name: str) -> bool:
-    """Whether a feature name is praise only (every word in :data:`SLOGAN_WORDS`)."""
-    found = [w for w in _TOKEN.findall(name.lower()) if w not in _STOP]
-    return bool(found) and all(w in SLOGAN_WORDS for w in found)
-
-
-# How pipeline.integrations describes what it files as features: "Integration", or the
-# heading of a supported-platform list ("Linux mP reference devices", "Supported hardware").
-SUPPORTED_KIND = re.compile(
-    r"\b(?:integrations?|connectors?|supported|hardware|devices?|boards?|platforms?|"
-    r"compatib\w*|works with)\b",
-    re.IGNORECASE,
-)
-MIN_INTEGRATIONS = 3
-
-
-def is_supported_item(feature: dict[str, Any]) -> bool:
-    """An integration or supported platform (a named thing it connects to or runs on)."""
-    description = feature.get("description") or ""
-    return (
-        len(description) <= 200
-        and bool(SUPPORTED_KIND.search(description))
-        and (len(description.split()) <= 8)
-    )
-
-
-def possessive(name: str) -> str:
-    """``Acme's``; ``Acme Apps'`` (a name ending in s takes the apostrophe alone)."""
-    return f"{name}'" if name.endswith(("s", "S")) else f"{name}'s"
-
-
-def words(text: str) -> set[str]:
-    out = set()
-    for token in _TOKEN.findall(text.lower()):
-        if token in _STOP or len(token) < 2:
-            continue
-        out.add(token[:-1] if len(token) > 4 and token.endswith("s") else token)
-    return out
-
-
-def same_feature(a: str, b: str) -> bool:
-    """Whether two feature names name the same thing (most of the shorter one's words)."""
-    wa, wb = words(a), words(b)
-    if not wa or not wb:
-        return False
-    shared = len(wa & wb)
-    return shared >= max(1, round(min(len(wa), len(wb)) * 0.6))
-
-
-def _mentions(name: str, text: str) -> bool:
-    phrase = r"\W+".join(re.escape(w) for w in name.lower().split() if w)
-    return bool(phrase) and re.search(rf"\b{phrase}", text.lower()) is not None
 
 
 def cite_sentence(item: IntelItem, sentence: str) -> dict[str, Any]:
@@ -159,16 +61,6 @@ def _valid(citations: list[dict[str, Any]] | None, known: dict[str, IntelItem]) 
     return out
 
 
-def _negated_sentence(name: str, intel: list[IntelItem]) -> tuple[IntelItem, str] | None:
-    for item in intel:
-        if not _mentions(name, item.content):
-            continue
-        for sentence in sentences(item.content):
-            if _mentions(name, sentence) and NEGATION.search(sentence) and len(sentence) <= 300:
-                return item, sentence
-    return None
-
-
 def _monthly(plan: dict[str, Any]) -> float | None:
     price, period = plan.get("price"), plan.get("period")
     if not isinstance(price, int | float) or period not in _MONTHS_PER:
@@ -181,25 +73,23 @@ def _unit_kind(plan: dict[str, Any]) -> str:
     return "per-person" if re.search(r"user|seat|member|agent|person", unit) else unit or "flat"
 
 
-def format_amount(amount: float) -> str:
-    """An amount with the precision it was stated with: "1,000", "19.99", "0.005" (never
-    a sub-cent price rounded to "0.00")."""
-    value = float(amount)
-    if value.is_integer():
-        return f"{value:,.0f}"
-    if abs(value) >= 0.01 and round(value, 2) == value:
-        return f"{value:,.2f}"
-    return f"{value:,.6f}".rstrip("0")
+def states_amount(quote: str, amount: Any) -> bool:
+    """Whether ``quote`` states ``amount`` (its digits, with or without thousands
+    separators, or "free" for zero): a price claim's quote must."""
+    if not isinstance(amount, int | float):
+        return False
+    text = quote.replace(",", "").replace("\u00a0", " ")
+    if amount == 0 and re.search(r"\bfree\b", text, re.IGNORECASE):
+        return True
+    number = format_amount(amount).replace(",", "")
+    return re.search(rf"(?<![\d.]){re.escape(number)}(?:[.,]0+)?(?!\d)", text) is not None
 
 
 def price_terms(plan: dict[str, Any]) -> str:
     """A plan's price as people write it: "$19 per agent/month", "on request"."""
     if plan.get("onRequest") or plan.get("price") is None:
         return "price on request"
-    amount = plan["price"]
-    number = format_amount(amount)
-    symbol = {"USD": "$", "GBP": "£", "EUR": "€"}.get(plan.get("currency") or "", "")
-    money = f"{symbol}{number}" if symbol else f"{number} {plan.get('currency') or ''}".strip()
+    money = format_money(plan["price"], plan.get("currency"))
     unit = plan.get("unit") or ""
     unit = "" if unit in ("", "flat") else f" {unit}"
     period = f"/{plan['period']}" if plan.get("period") in ("month", "year") else ""
@@ -207,9 +97,10 @@ def price_terms(plan: dict[str, Any]) -> str:
 
 
 def describe_price(plan: dict[str, Any]) -> str:
+    soon = " (coming soon)" if plan.get("comingSoon") else ""
     if plan.get("onRequest") or plan.get("price") is None:
-        return f"{plan['name']} (price on request)"
-    return f"{plan['name']} {price_terms(plan)}"
+        return f"{plan['name']} (price on request){soon}"
+    return f"{plan['name']} {price_terms(plan)}{soon}"
 
 
 class FactBuilder:
@@ -234,116 +125,31 @@ class FactBuilder:
         self._funding()
         self._news()
         for claims in (self.facts.wins, self.facts.losses, self.facts.points):
-            claims[:] = [c for c in claims if c.citations]
+            claims[:] = [c for c in claims if c.backed]
             claims.sort(key=lambda c: -c.weight)
         return self.facts
 
-    # -- features ------------------------------------------------------------------------
-
-    def _their_features(self) -> list[tuple[str, dict[str, Any], list[dict]]]:
-        out = []
-        for offering in self.offerings:
-            for feature in list(offering.features or []) + list(offering.capabilities or []):
-                cited = _valid(feature.get("quotes"), self.known)
-                if cited:
-                    out.append((offering.name, feature, cited))
-        return out
+    # -- features (services/battlecard_features.py) ---------------------------------
 
     def _features(self) -> None:
-        name, ours = self.competitor.name, self.product
-        our_items = list(ours.features or []) + list(ours.capabilities or [])
-        found = self._their_features()
-        supported = [t for t in found if is_supported_item(t[1])]
-        # What their product does: not integrations (one claim below), not slogans.
-        theirs = [t for t in found if t not in supported and not is_slogan(t[1].get("name", ""))]
-        self._integrations(supported, our_items)
-        for feature in our_items:
-            label = feature.get("name", "")
-            if not label or any(same_feature(label, f["name"]) for _, f, _ in theirs):
-                continue
-            negated = _negated_sentence(label, self.intel)
-            if negated is not None:
-                item, sentence = negated
-                self.facts.wins.append(
-                    Claim(
-                        "feature",
-                        f"{ours.name} has {label}; {name} does not",
-                        f"{ours.name} includes {label}. "
-                        f"{possessive(name)} own site says: “{sentence}”",
-                        [cite_sentence(item, sentence)],
-                        weight=3,
-                    )
-                )
-            elif len(theirs) >= MIN_THEIR_FEATURES and not any(
-                _mentions(label, i.content) for i in self.intel
-            ):
-                listed = ", ".join(f["name"] for _, f, _ in theirs[:4])
-                self.facts.wins.append(
-                    Claim(
-                        "feature",
-                        f"{label}: only {ours.name} offers it",
-                        f"{ours.name} includes {label}. {possessive(name)} product pages list "
-                        f"{len(theirs)} features ({listed}, …) and none of their pages "
-                        f"mentions {label.lower()}.",
-                        [c for _, _, cited in theirs[:2] for c in cited[:1]],
-                        weight=1.5,
-                    )
-                )
-        argued: set[str] = set()
-        for offering_name, feature, cited in theirs:
-            label = feature.get("name", "")
-            if any(same_feature(label, f.get("name", "")) for f in our_items):
-                continue
-            if label.casefold() in argued:  # two of their products list it: one claim
-                continue
-            argued.add(label.casefold())
-            detail = (feature.get("description") or "").strip()
-            detail = f": {detail.rstrip('.')}." if detail else "."
-            self.facts.losses.append(
-                Claim(
-                    "feature",
-                    f"{name} offers {label}",
-                    f"{offering_name} offers {label}{detail} {ours.name} has no matching feature.",
-                    cited[:1],
-                    weight=1 + (0.5 if feature.get("description") else 0),
-                )
-            )
-
-    def _integrations(self, supported: list, our_items: list[dict[str, Any]]) -> None:
-        """Their integrations and supported platforms that we do not list, as one claim."""
-        missing, seen = [], set()
-        for _, feature, cited in supported:
-            label = feature.get("name", "")
-            if label.casefold() in seen:  # listed for two of their products: one name
-                continue
-            seen.add(label.casefold())
-            if not any(same_feature(label, f.get("name", "")) for f in our_items):
-                missing.append((feature, cited))
-        if len(missing) < MIN_INTEGRATIONS:
-            return
-        names = [feature["name"] for feature, _ in missing]
-        listed = ", ".join(names[:5]) + (", …" if len(names) > 5 else "")
-        self.facts.losses.append(
-            Claim(
-                "integrations",
-                f"{self.competitor.name} lists {len(names)} integrations and supported platforms",
-                f"{self.competitor.name} lists {len(names)} integrations and supported "
-                f"platforms that {self.product.name} does not name, among them {listed}.",
-                [cited[0] for _, cited in missing[:MAX_CITATIONS]],
-                weight=1.8,  # a concrete, countable fact: ahead of single features
-            )
-        )
+        self.reading = Reading(self.offerings, self.intel)
+        add_feature_claims(self.facts, self.competitor, self.product, self.reading)
 
     # -- pricing ------------------------------------------------------------------------
 
     def _pricing(self) -> None:
         for offering in self.offerings:
             for plan in getattr(offering, "pricing", None) or []:
-                cited = _valid(plan.get("quotes"), self.known)
+                cited = [
+                    c
+                    for c in self.reading.valid(plan.get("quotes"))
+                    if plan.get("onRequest") or states_amount(c["quote"], plan.get("price"))
+                ]
                 if cited:
                     self.facts.their_plans.append((offering.name, {**plan, "quotes": cited}))
         self.facts.our_plans = list(getattr(self.product, "pricing", None) or [])
-        theirs = [p for _, p in self.facts.their_plans]
+        # A plan marked "coming soon" is not one they sell: never their cheapest or free.
+        theirs = [p for _, p in self.facts.their_plans if not p.get("comingSoon")]
         name, ours = self.competitor.name, self.product.name
         free = next((p for p in theirs if p.get("price") == 0), None)
         our_free = any(p.get("price") == 0 for p in self.facts.our_plans)
@@ -355,6 +161,9 @@ class FactBuilder:
                     f"{name} offers {describe_price(free)}; {ours} has no free plan.",
                     free["quotes"][:1],
                     weight=2.5,
+                    pitch=f"Expect {name} to offer its free plan ({free['name']}) to get in.",
+                    short=f"a free plan ({free['name']})",
+                    about=frozenset({"free-plan", "price"}),
                 )
             )
         paid = [(p, _monthly(p)) for p in theirs if (p.get("price") or 0) > 0]
@@ -377,29 +186,51 @@ class FactBuilder:
             f"{possessive(ours)} entry plan is {describe_price(mine)}; "
             f"{possessive(name)} cheapest comparable paid plan is {describe_price(their)}."
         )
+        terms = f"{price_terms(mine)} against {price_terms(their)}"
         if m <= t * 0.9:
             self.facts.wins.append(
-                Claim("pricing", f"{ours} costs less", sentence, their["quotes"][:1], weight=2.5)
+                Claim(
+                    "pricing",
+                    f"{ours} costs less",
+                    sentence,
+                    their["quotes"][:1],
+                    weight=2.5,
+                    pitch=f"Put the prices side by side: {terms}.",
+                    short=f"a lower price ({terms})",
+                    about=frozenset({"price"}),
+                )
             )
         elif t <= m * 0.9:
             self.facts.losses.append(
-                Claim("pricing", f"{name} costs less", sentence, their["quotes"][:1], weight=2.5)
+                Claim(
+                    "pricing",
+                    f"{name} costs less",
+                    sentence,
+                    their["quotes"][:1],
+                    weight=2.5,
+                    pitch=f"Expect {name} to compete on price: {price_terms(their)} against "
+                    f"our {price_terms(mine)}.",
+                    short=f"a lower price ({price_terms(their)} against {price_terms(mine)})",
+                    about=frozenset({"price"}),
+                )
             )
 
     # -- company ------------------------------------------------------------------------
 
-    def _profile_citations(self, field_name: str) -> list[dict[str, Any]]:
+    def _profile_citations(self, field_name: str, value: Any) -> list[dict[str, Any]]:
+        """The profile field's citations whose quote states ``value``."""
         profile = self.competitor.company_profile or {}
-        return _valid((profile.get("quotes") or {}).get(field_name), self.known)
+        cited = _valid((profile.get("quotes") or {}).get(field_name), self.known)
+        return [c for c in cited if _states(c["quote"], value)]
 
     def _company(self) -> None:
         theirs = self.competitor.company_profile or {}
         ours = (self.org.company_profile or {}) if self.org is not None else {}
         us = (self.org.name if self.org is not None and self.org.name else "") or "We"
         name = self.competitor.name
-        cited = self._profile_citations("yearFounded")
-        if cited and isinstance(theirs.get("yearFounded"), int):
-            year = theirs["yearFounded"]
+        year = theirs.get("yearFounded")
+        cited = self._profile_citations("yearFounded", year) if isinstance(year, int) else []
+        if cited:
             our_year = ours.get("yearFounded") if isinstance(ours.get("yearFounded"), int) else None
             if our_year and year - our_year >= 3:
                 self.facts.wins.append(
@@ -410,6 +241,10 @@ class FactBuilder:
                         f"in {year}, {year - our_year} years later.",
                         cited,
                         weight=1.2,
+                        pitch=f"Point to our track record: in business since {our_year}, "
+                        f"{name} since {year}.",
+                        short=f"{year - our_year} more years in business",
+                        about=frozenset({"company"}),
                     )
                 )
             elif our_year and our_year - year >= 3:
@@ -420,27 +255,36 @@ class FactBuilder:
                         f"{name} was founded in {year}; {us} in {our_year}.",
                         cited,
                         weight=1.2,
+                        pitch=f"Expect {name} to stress its history since {year}.",
+                        short=f"its longer history (founded {year})",
+                        about=frozenset({"company"}),
                     )
                 )
             else:
                 self.facts.points.append(
-                    Claim("company", f"{name} was founded in {year}", cited[0]["quote"], cited)
+                    Claim(
+                        "company",
+                        f"{name} was founded in {year}",
+                        cited[0]["quote"],
+                        cited,
+                        pitch=f"{name} was founded in {year}.",
+                    )
                 )
-        cited = self._profile_citations("employeeCount")
-        their_size, our_size = (
-            _count(theirs.get("employeeCount")),
-            _count(ours.get("employeeCount")),
-        )
+        stated = theirs.get("employeeCount")
+        their_size, our_size = _count(stated), _count(ours.get("employeeCount"))
+        cited = self._profile_citations("employeeCount", their_size) if their_size else []
         if cited and their_size and our_size:
             if our_size >= 2 * their_size:
                 self.facts.wins.append(
                     Claim(
                         "company",
                         f"{us} is the larger team",
-                        f"{us} has about {our_size:,} employees; {name} states "
-                        f"{theirs['employeeCount']}.",
+                        f"{us} has about {our_size:,} employees; {name} states {stated}.",
                         cited,
                         weight=1,
+                        pitch=f"Point to the team behind the product: about {our_size:,} people.",
+                        short="a larger team",
+                        about=frozenset({"company"}),
                     )
                 )
             elif their_size >= 2 * our_size:
@@ -448,21 +292,25 @@ class FactBuilder:
                     Claim(
                         "company",
                         f"{name} is the larger team",
-                        f"{name} states {theirs['employeeCount']} employees; {us} has about "
-                        f"{our_size:,}.",
+                        f"{name} states {stated} employees; {us} has about {our_size:,}.",
                         cited,
                         weight=1,
+                        pitch=f"Expect {name} to stress its size ({stated} employees).",
+                        short=f"its larger team ({stated} employees)",
+                        about=frozenset({"company"}),
                     )
                 )
-        cited = self._profile_citations("headquarters")
-        if cited and theirs.get("headquarters"):
+        place = theirs.get("headquarters")
+        cited = self._profile_citations("headquarters", place) if place else []
+        if cited:
             self.facts.points.append(
                 Claim(
                     "company",
-                    f"{name} is based in {theirs['headquarters']}",
+                    f"{name} is based in {place}",
                     cited[0]["quote"],
                     cited,
                     weight=0.5,
+                    pitch=f"Know where they sit: {place}.",
                 )
             )
 
@@ -470,9 +318,11 @@ class FactBuilder:
         profile = self.competitor.company_profile or {}
         named = []
         for customer in profile.get("customers") or []:
+            who = customer.get("name")
             cited = _valid(customer.get("quotes"), self.known)
-            if cited and customer.get("name"):
-                named.append((customer["name"], cited))
+            cited = [c for c in cited if _states(c["quote"], who)]
+            if cited and who:
+                named.append((who, cited))
         if len(named) >= 2:
             names = [n for n, _ in named[:5]]
             listed = ", ".join(names[:-1]) + f" and {names[-1]}"
@@ -484,33 +334,40 @@ class FactBuilder:
                     "as references.",
                     [c for _, cited in named[:3] for c in cited[:1]],
                     weight=1.3,
+                    pitch=f"Expect {self.competitor.name} to cite {listed} as references.",
+                    short=f"customers such as {listed}",
+                    about=frozenset({"customer", "reference"}),
                 )
             )
 
     def _funding(self) -> None:
         profile = self.competitor.company_profile or {}
         for entry in profile.get("funding") or []:
+            amount = entry.get("amount")
             cited = _valid(entry.get("quotes"), self.known)
+            if isinstance(amount, int | float):
+                cited = [c for c in cited if states_amount(c["quote"], amount) or _big(c, amount)]
             if not cited:
                 continue
             parts = [entry.get("round") or "funding"]
-            if isinstance(entry.get("amount"), int | float):
-                symbol = {"USD": "$", "GBP": "£", "EUR": "€"}.get(entry.get("currency") or "", "")
-                amount = f"{symbol}{entry['amount']:,.0f}" if symbol else f"{entry['amount']:,.0f}"
-                if not symbol and entry.get("currency"):
-                    amount += f" {entry['currency']}"
-                parts.append(f"of {amount}")
-            if entry.get("date"):
-                parts.append(f"({entry['date']})")
+            if isinstance(amount, int | float):
+                parts.append(f"of {format_money(amount, entry.get('currency'))}")
+            when = entry.get("dateText") or entry.get("date")
+            if when:
+                parts.append(f"({when})")
             if entry.get("investors"):
                 parts.append("from " + ", ".join(entry["investors"][:3]))
+            said = " ".join(parts)
             self.facts.points.append(
                 Claim(
                     "funding",
                     f"{possessive(self.competitor.name)} disclosed funding",
-                    f"{self.competitor.name} disclosed {' '.join(parts)}.",
+                    f"{self.competitor.name} disclosed {said}.",
                     cited,
                     weight=1.1,
+                    pitch=f"{self.competitor.name} raised {said}: ask about its runway.",
+                    short=f"its {said}",
+                    about=frozenset({"funding", "investor"}),
                 )
             )
 
@@ -529,8 +386,28 @@ class FactBuilder:
                     f"{self.competitor.name} published “{title}”{when}.",
                     [cite_sentence(item, title)],
                     weight=0.8,
+                    pitch=f"Be ready for questions on their news: “{title}”{when}.",
                 )
             )
+
+
+def _states(quote: str, value: Any) -> bool:
+    """Whether a quote states a profile value: a number's digits or a name's words."""
+    if isinstance(value, int | float):
+        return states_amount(quote, value)
+    wanted = words(str(value or ""))
+    return bool(wanted) and wanted <= words(quote)
+
+
+def _big(citation: dict[str, Any], amount: float) -> bool:
+    """A large amount written in words ("GBP 1.5 million", "$2M"): the quote states its
+    leading digits and a scale word."""
+    quote = citation["quote"].lower()
+    for scale, word in ((1e9, r"b(?:illion|n)?"), (1e6, r"m(?:illion|m)?"), (1e3, r"k")):
+        if amount >= scale:
+            lead = format_amount(amount / scale).replace(",", "")
+            return re.search(rf"{re.escape(lead)}\s*{word}\b", quote) is not None
+    return False
 
 
 def _count(value: Any) -> int | None:

@@ -31,7 +31,13 @@ from typing import Any
 from ci_service.errors import NotFound, ValidationFailed
 from ci_service.jobs.queue import enqueue
 from ci_service.jobs.types import JobContext
-from ci_service.services import battlecard_content, battlecard_edits, cleanup, matrix
+from ci_service.services import (
+    battlecard_content,
+    battlecard_edits,
+    cleanup,
+    feature_presence,
+    matrix,
+)
 from ci_service.services.analysis_jobs import GENERATE
 from ci_service.services.intel import evidence_record
 from ci_service.store.analysis import BATTLECARD_MODES, Battlecard
@@ -51,7 +57,6 @@ EMPTY_CONTENT = {
     "landmines": [],
     "pricingWedge": "",
 }
-INTEL_FOR_CARD = 500
 
 
 def _competitor(workspace_id: str, competitor_id: str) -> Competitor:
@@ -88,47 +93,12 @@ def _check_args(product_id: Any, mode: Any) -> None:
 # -- generation -------------------------------------------------------------------------
 
 
-def _cited_ids(competitor: Competitor, offerings: list[Offering]) -> set[str]:
-    """Evidence ids the competitor's structured facts cite (profile, features, pricing)."""
-    ids: set[str] = set()
-    profile = competitor.company_profile or {}
-    for citations in (profile.get("quotes") or {}).values():
-        ids.update(c.get("evidenceId") for c in citations or [] if isinstance(c, dict))
-    for key in ("funding", "customers"):
-        for entry in profile.get(key) or []:
-            ids.update(entry.get("evidenceIds") or [] if isinstance(entry, dict) else [])
-    for offering in offerings:
-        items = list(offering.features or []) + list(offering.capabilities or [])
-        items += list(getattr(offering, "pricing", None) or [])
-        for item in items:
-            ids.update(item.get("evidenceIds") or [] if isinstance(item, dict) else [])
-    ids.discard(None)
-    return ids
-
-
 def regenerate(card: Battlecard, mode: str | None = None) -> Battlecard:
     """Write fresh content on ``card`` (call inside a transaction)."""
     competitor = Competitor.get_by_id(card.competitor_id)
     product = Offering.get_by_id(card.my_product_id)
     mode = mode or card.requested_mode or card.mode
-    intel = list(
-        IntelItem.select()
-        .where(IntelItem.workspace == card.workspace_id, IntelItem.competitor == competitor.id)
-        .order_by(IntelItem.seq.desc())
-        .limit(INTEL_FOR_CARD)
-    )
-    offerings = list(
-        Offering.select()
-        .where(Offering.workspace == card.workspace_id, Offering.competitor == competitor.id)
-        .order_by(Offering.created_at, Offering.id)
-    )
-    cited = _cited_ids(competitor, offerings) - {i.id for i in intel}
-    if cited:  # facts citing items outside the newest ones
-        intel += list(
-            IntelItem.select().where(
-                IntelItem.workspace == card.workspace_id, IntelItem.id.in_(list(cited))
-            )
-        )
+    offerings, intel = feature_presence.load(card.workspace_id, competitor)
     content = battlecard_content.generate_content(
         card.workspace_id, competitor, product, mode, offerings, intel
     )

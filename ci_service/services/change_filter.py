@@ -26,6 +26,7 @@ passages that make it so (for the event's ``added``/``removed``).
 
 from __future__ import annotations
 
+import html
 import re
 from collections import Counter
 
@@ -92,7 +93,9 @@ _WORD = re.compile(r"[^\W\d_]{2,}")
 def normalize_passage(text: str) -> str:
     """The passage with dates, times, counters, URL queries, case and spacing made equal;
     "" for boilerplate or a passage with no word of its own."""
-    value = " ".join(str(text or "").split()).casefold()
+    # Entities decoded: text stored before entities were decoded at collection ("We&rsquo;ve")
+    # reads the same as the same text collected since ("We’ve"), not as a change.
+    value = " ".join(html.unescape(str(text or "")).split()).casefold()
     if not value or _BOILERPLATE.search(value):
         return ""
     for pattern, repl in _PATTERNS:

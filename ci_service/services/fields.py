@@ -178,13 +178,16 @@ class NewsItemSchema(InputSchema):
 
 
 class FundingRoundSchema(InputSchema):
-    """One funding event: ``{round?, amount?, currency?, date?, investors[], evidenceIds,
-    quotes}``; ``amount`` is a number in ``currency`` (ISO 4217) when the page says one."""
+    """One funding event: ``{round?, amount?, currency?, date?, dateText?, investors[],
+    evidenceIds, quotes}``; ``amount`` is a number in ``currency`` (ISO 4217) when the page
+    says one; ``date`` the machine form ("2019-12"), ``dateText`` as the page wrote it
+    ("December 2019"), for display."""
 
     round = ma.fields.String(allow_none=True, validate=SHORT)
     amount = StrictNumber(allow_none=True)
     currency = ma.fields.String(allow_none=True, validate=Length(max=8))
     date = ma.fields.String(allow_none=True, validate=SHORT)
+    dateText = ma.fields.String(allow_none=True, validate=SHORT)
     investors = Strings(item=SHORT)
     evidenceIds = EvidenceIds()
     quotes = Citations()
@@ -224,7 +227,8 @@ class CompanyProfileSchema(InputSchema):
 class PricingPlanSchema(InputSchema):
     """A plan read from a pricing page. ``price`` is null for "contact sales" plans
     (``onRequest`` true); ``period`` month, year or one-time; ``unit`` e.g. "per user",
-    "per end-user", "flat"."""
+    "per end-user", "flat"; ``comingSoon`` true when the plan is announced but not sold yet
+    ("Coming soon", "Beta", "Early access" on its card)."""
 
     name = ma.fields.String(required=True, validate=NAME)
     price = StrictNumber(allow_none=True)
@@ -232,6 +236,7 @@ class PricingPlanSchema(InputSchema):
     period = ma.fields.String(allow_none=True, validate=OneOf(["month", "year", "one-time"]))
     unit = ma.fields.String(allow_none=True, validate=SHORT)
     onRequest = StrictBoolean()
+    comingSoon = StrictBoolean()
     priceText = ma.fields.String(allow_none=True, validate=SHORT)
     features = Strings(item=SHORT)
     evidenceIds = EvidenceIds()

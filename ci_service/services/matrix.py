@@ -29,12 +29,12 @@ from __future__ import annotations
 from typing import Any
 
 from ci_service.errors import NotFound, ValidationFailed
-from ci_service.services import cleanup, scoring
+from ci_service.services import cleanup, feature_presence, matrix_features, scoring
+from ci_service.services.battlecard_features import our_items
 from ci_service.services.offerings import get_offering
 from ci_service.store.analysis import MatrixCell
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import transaction
-from ci_service.store.intel import IntelItem
 from ci_service.store.resources import Offering
 from ci_service.timeutil import iso, utcnow
 
@@ -77,64 +77,30 @@ def _competitor(workspace_id: str, competitor_id: str) -> Competitor:
     return row
 
 
-def _intel(query) -> list[IntelItem]:
-    return list(query.order_by(IntelItem.seq.desc()).limit(scoring.INTEL_SCAN))
-
-
-def _their_items(workspace_id: str, competitor: Competitor) -> list[Any]:
-    items: list[Any] = []
-    offerings = Offering.select().where(
-        Offering.workspace == workspace_id, Offering.competitor == competitor.id
-    )
-    for offering in offerings:
-        items.extend(offering.features or [])
-        items.extend(offering.capabilities or [])
-    for product in competitor.products or []:
-        if isinstance(product, dict) and product.get("name"):
-            items.append(
-                {"name": str(product["name"]), "description": str(product.get("description", ""))}
-            )
-    return items
-
-
-def _scan(side: scoring.Side, items: list[IntelItem], pattern) -> None:
-    for item in items:
-        found = scoring.snippet(item.content or "", pattern) or scoring.snippet(
-            item.title or "", pattern
-        )
-        if found is not None:
-            quote, negative = found
-            (side.negative if negative else side.positive).append((item, quote))
-
-
 def _score(
     category: dict[str, str],
     product: Offering,
     competitor: Competitor,
     context: dict[str, Any],
 ) -> scoring.Scored:
-    pattern = scoring.matcher(scoring.keywords_for(category))
-    ours, theirs = scoring.Side(), scoring.Side()
-    if pattern is not None:
-        for item in context["our_items"]:
-            if pattern.search(scoring.item_text(item)):
-                ours.names.append(scoring.item_name(item)[:80])
-        _scan(ours, context["our_intel"], pattern)
-        ours.negative = []  # our own pages do not count against us
-        for item in context["their_items"]:
-            if pattern.search(scoring.item_text(item)):
-                theirs.names.append(scoring.item_name(item)[:80])
-        _scan(theirs, context["their_intel"], pattern)
-        theirs.strengths = [s for s in competitor.company_strengths or [] if pattern.search(s)]
-        theirs.weaknesses = [w for w in competitor.company_weaknesses or [] if pattern.search(w)]
-    scored = scoring.decide(
-        ours,
-        theirs,
-        our_profile_known=bool(context["our_items"]),
-        checked_sources=context["checked"],
-        competitor_name=competitor.name,
-        category_name=category["name"],
+    comparison = matrix_features.compare(
+        category, context["our_items"], context["presences"], context["reading"]
     )
+    pattern = scoring.matcher(scoring.keywords_for(category))
+    strengths = [s for s in competitor.company_strengths or [] if pattern and pattern.search(s)]
+    weaknesses = [w for w in competitor.company_weaknesses or [] if pattern and pattern.search(w)]
+    status = matrix_features.status(
+        comparison,
+        our_features=bool(context["our_items"]),
+        strong=bool(strengths),
+        weak=bool(weaknesses),
+    )
+    lines = matrix_features.summary(comparison, competitor.name, product.name)
+    lines += [f"Listed strength: {s[: scoring.SNIPPET]}" for s in strengths[:1]]
+    lines += [f"Listed weakness: {w[: scoring.SNIPPET]}" for w in weaknesses[:1]]
+    if status == "UNKNOWN" and not lines:
+        lines.append(f"No {category['name']} features of {competitor.name} found yet")
+    scored = scoring.Scored(status, lines[:6], comparison.evidence_ids(), comparison.features())
     refiner = context.get("refiner")
     if refiner is not None and (scored.evidence_ids or scored.status != "UNKNOWN"):
         offered = set(scored.evidence_ids)
@@ -157,23 +123,8 @@ def _score(
 
 
 def _their_context(workspace_id: str, competitor: Competitor) -> dict[str, Any]:
-    their_intel = _intel(
-        IntelItem.select().where(
-            IntelItem.workspace == workspace_id, IntelItem.competitor == competitor.id
-        )
-    )
-    their_items = _their_items(workspace_id, competitor)
-    checked = sorted(
-        (i for i in their_intel if i.type == "EVIDENCE"),
-        key=lambda i: (-(i.credibility_score or 0), -i.seq),
-    )
-    if not checked and their_items:
-        checked = sorted(their_intel, key=lambda i: -i.seq)
-    return {
-        "their_items": their_items,
-        "their_intel": their_intel,
-        "checked": checked if (their_intel or their_items) else [],
-    }
+    offerings, intel = feature_presence.load(workspace_id, competitor)
+    return {"reading": feature_presence.Reading(offerings, intel)}
 
 
 def score_pair(
@@ -185,16 +136,13 @@ def score_pair(
     """Score every category of (competitor, product) without storing anything."""
     context = dict(their or _their_context(workspace_id, competitor))
     context.setdefault("refiner", scoring.current_refiner())
-    context["our_items"] = (
-        list(product.features or [])
-        + list(product.capabilities or [])
-        + list(product.value_props or [])
-    )
-    context["our_intel"] = _intel(
-        IntelItem.select().where(
-            IntelItem.workspace == workspace_id, IntelItem.offering == product.id
+    context["our_items"] = our_items(product)
+    context["presences"] = {
+        str(item["name"]).strip(): feature_presence.presence(
+            str(item["name"]).strip(), str(item.get("description") or ""), context["reading"]
         )
-    )
+        for item in context["our_items"]
+    }
     return [
         (category, _score(category, product, competitor, context))
         for category in categories_for(product, competitor)
@@ -251,11 +199,13 @@ def build_matrix(workspace_id: str, competitor_id: str) -> dict[str, Any]:
                 or cell.capability_status != scored.status
                 or cell.summary != scored.summary
                 or cell.evidence_ids != scored.evidence_ids
+                or cell.features != scored.features
             ):
                 cell.category_name = category["name"][:200]
                 cell.capability_status = scored.status
                 cell.summary = scored.summary
                 cell.evidence_ids = scored.evidence_ids
+                cell.features = scored.features
                 cell.updated_at = now
                 cell.save(force_insert=is_new)
             kept.append(cell.id)
@@ -287,6 +237,7 @@ def cell_to_dict(cell: MatrixCell) -> dict[str, Any]:
         "summary": list(cell.summary or []),
         "capabilityStatus": cell.capability_status,
         "evidenceIds": list(cell.evidence_ids or []),
+        "features": cell.features,
         "updatedAt": iso(cell.updated_at),
     }
 

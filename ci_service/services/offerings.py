@@ -36,7 +36,8 @@ from ci_service.store.resources import Offering, Solution
 from ci_service.timeutil import iso, utcnow
 
 PRICING_HELP = (
-    "price plans ({name, price, currency, period, unit, onRequest, priceText, features}); "
+    "price plans ({name, price, currency, period, unit, onRequest, comingSoon, priceText, "
+    "features}); "
     "replaces the list. Battlecards compare our plans with the competitor's."
 )
 
@@ -154,8 +155,9 @@ def _apply(row: Offering, values: dict[str, Any], workspace_id: str) -> None:
 
 
 def normalize_plans(plans: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Plans in their stored shape (every field present); a plan name and period given twice
-    is a 400. An ``onRequest`` plan has no price."""
+    """Plans in their stored shape (every field present, and ``comingSoon`` on a plan
+    given it true, as the pipeline stores it); a plan name and period given twice is a 400.
+    An ``onRequest`` plan has no price."""
     out, seen = [], set()
     for plan in plans:
         key = (plan["name"].casefold(), plan.get("period"))
@@ -175,6 +177,7 @@ def normalize_plans(plans: list[dict[str, Any]]) -> list[dict[str, Any]]:
                 "features": list(plan.get("features") or []),
                 "evidenceIds": list(plan.get("evidenceIds") or []),
                 "quotes": list(plan.get("quotes") or []),
+                **({"comingSoon": True} if plan.get("comingSoon") else {}),
             }
         )
     return out

@@ -1,47 +1,21 @@
-"""The deterministic category scoring rule behind the feature matrix.
+"""Matrix categories and their keywords, and the refiner hook of the feature matrix.
 
-For one competitor, one of our products and one category:
-
-1. **Keywords.** A default category has a fixed keyword list (``DEFAULT_CATEGORIES``). Any
-   other category (from a product or a competitor) uses the words of its name (3+ letters,
-   minus stop words), plus the keywords of every default category sharing one of those
-   words ("Security" borrows the "Security & Compliance" list), plus the pipeline's
-   keyword list (``pipeline/taxonomy.py``) for a category of the same name. Matching is
-   case-insensitive on word boundaries (a trailing "s" or "es" is allowed).
-2. **Our side** (``we``): our product's features, capabilities and value props whose text
-   matches, and intel items filed on our product (scope ``offering``) that match.
-3. **Their side**: the competitor's offerings' features and capabilities and its
-   ``products`` entries that match (``they_have``); the competitor's intel items (newest
-   ``INTEL_SCAN`` items, first ``SCAN_CHARS`` characters) that match: an item whose first
-   matching sentence reads negative ("no", "not", "lacks", "missing", "without",
-   "limited", ...) is negative evidence (``they_weak``), any other is positive
-   (``they_have``); ``companyWeaknesses`` entries that match (``they_weak``) and
-   ``companyStrengths`` entries that match (``they_strong``).
-4. **Status** (SUPERIOR = ours is better):
-
-   =============================  ====================================================
-   evidence                       capabilityStatus
-   =============================  ====================================================
-   we and they_have               SUPERIOR if they_weak and not they_strong;
-                                  INFERIOR if they_strong and not they_weak; else MATCH
-   we, not they_have              SUPERIOR if they_weak, or if the competitor was
-                                  checked (has any intel or offering features: the
-                                  cell then cites their most credible sources); else
-                                  UNKNOWN
-   not we, they_have/they_strong  INFERIOR if our product describes itself at all
-                                  (features, capabilities or value props); else UNKNOWN
-   anything else                  UNKNOWN
-   =============================  ====================================================
-
-``evidenceIds`` are the intel ids that supported the cell (at most ``MAX_EVIDENCE``, most
-credible first); the summary bullets quote the evidence briefly.
+A default category has a fixed keyword list (``DEFAULT_CATEGORIES``). Any other category
+(from a product or a competitor) uses the words of its name (3+ letters, minus stop
+words), plus the keywords of every default category sharing one of those words
+("Security" borrows the "Security & Compliance" list), plus the pipeline's keyword list
+(``pipeline/taxonomy.py``) for a category of the same name. Matching is case-insensitive
+on word boundaries (a trailing "s" or "es" is allowed). The keywords only decide which
+features fall in a category; whether the competitor has ours is decided by meaning
+(``services/matrix_features.py``, ``services/feature_presence.py``), never by keywords
+found near each other in a page.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ci_service.pipeline import taxonomy
@@ -99,16 +73,8 @@ DEFAULT_CATEGORIES: tuple[tuple[str, str, tuple[str, ...]], ...] = (
 )
 
 STOP_WORDS = {"and", "the", "for", "with", "our", "your", "services", "features"}
-INTEL_SCAN = 300
 SCAN_CHARS = 20_000
-MAX_EVIDENCE = 5
 SNIPPET = 160
-_NEGATIVE = re.compile(
-    r"\b(no(?!-)|not|lacks?|lacking|missing|without|doesn't|does not|cannot|can't|"
-    r"limited|poor|weak|absent)\b",
-    re.IGNORECASE,
-)
-_SENTENCES = re.compile(r"[^.!?\n]+[.!?]?")
 _WORDS = re.compile(r"[a-z0-9]+")
 
 
@@ -155,107 +121,12 @@ def item_name(item: dict[str, Any] | str) -> str:
     return item if isinstance(item, str) else str(item.get("name", ""))
 
 
-def snippet(text: str, pattern: re.Pattern) -> tuple[str, bool] | None:
-    """The first matching sentence (trimmed) and whether it reads negative."""
-    text = text[:SCAN_CHARS]
-    found = pattern.search(text)
-    if found is None:
-        return None
-    sentence = found.group(0)
-    for match in _SENTENCES.finditer(text):
-        if match.start() <= found.start() < match.end():
-            sentence = match.group(0)
-            break
-    sentence = " ".join(sentence.split())
-    if len(sentence) > SNIPPET:
-        sentence = sentence[: SNIPPET - 1].rstrip() + "…"
-    return sentence, bool(_NEGATIVE.search(sentence))
-
-
-@dataclass
-class Side:
-    """What one side shows for a category."""
-
-    names: list[str] = field(default_factory=list)  # matching features/capabilities
-    positive: list[tuple[Any, str]] = field(default_factory=list)  # (intel item, quote)
-    negative: list[tuple[Any, str]] = field(default_factory=list)
-    strengths: list[str] = field(default_factory=list)
-    weaknesses: list[str] = field(default_factory=list)
-
-
 @dataclass
 class Scored:
     status: str
     summary: list[str]
     evidence_ids: list[str]
-
-
-def _ranked(pairs: list[tuple[Any, str]]) -> list[tuple[Any, str]]:
-    return sorted(pairs, key=lambda p: (-(p[0].credibility_score or 0), -p[0].seq))
-
-
-def decide(
-    ours: Side,
-    theirs: Side,
-    *,
-    our_profile_known: bool,
-    checked_sources: list[Any],
-    competitor_name: str,
-    category_name: str,
-) -> Scored:
-    """Apply the status table of the module docstring and write the summary bullets."""
-    we = bool(ours.names or ours.positive)
-    they_have = bool(theirs.names or theirs.positive)
-    they_weak = bool(theirs.negative or theirs.weaknesses)
-    they_strong = bool(theirs.strengths)
-    absent_checked = False
-    if we and they_have:
-        if they_weak and not they_strong:
-            status = "SUPERIOR"
-        elif they_strong and not they_weak:
-            status = "INFERIOR"
-        else:
-            status = "MATCH"
-    elif we:
-        absent_checked = not they_weak and bool(checked_sources)
-        status = "SUPERIOR" if they_weak or checked_sources else "UNKNOWN"
-    elif they_have or they_strong:
-        status = "INFERIOR" if our_profile_known else "UNKNOWN"
-    else:
-        status = "UNKNOWN"
-
-    summary: list[str] = []
-    if ours.names:
-        summary.append("Ours: " + ", ".join(dict.fromkeys(ours.names[:4])))
-    if theirs.names:
-        summary.append(f"{competitor_name}: " + ", ".join(dict.fromkeys(theirs.names[:4])))
-    for label, values in (
-        ("Listed strength", theirs.strengths),
-        ("Listed weakness", theirs.weaknesses),
-    ):
-        if values:
-            summary.append(f"{label}: {values[0][:SNIPPET]}")
-    quoted = (
-        _ranked(theirs.negative)[:1] + _ranked(theirs.positive)[:2] + _ranked(ours.positive)[:1]
-    )
-    for item, quote in quoted:
-        title = (item.title or item.url or "source")[:80]
-        summary.append(f'"{quote}" ({title})')
-    evidence = [item.id for item, _ in quoted]
-    if absent_checked:
-        sources = checked_sources[:3]
-        summary.append(
-            f"No mention of {category_name} found in {len(checked_sources)} sources "
-            f"collected on {competitor_name}"
-        )
-        evidence.extend(s.id for s in sources)
-    for item, _ in _ranked(theirs.negative + theirs.positive + ours.positive):
-        if len(evidence) >= MAX_EVIDENCE:
-            break
-        evidence.append(item.id)
-    if status == "UNKNOWN" and not summary:
-        summary.append("Not enough evidence yet")
-    return Scored(status, summary[:6], list(dict.fromkeys(evidence))[:MAX_EVIDENCE])
+    features: dict[str, Any] | None = None  # services/matrix_features.py
 
 
 # -- refinement (an LLM, when one is configured) -------------------------------------

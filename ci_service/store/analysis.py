@@ -45,6 +45,8 @@ class MatrixCell(BaseModel):
     summary = JSONField(default=list)
     capability_status = CharField(max_length=20, default="UNKNOWN")
     evidence_ids = JSONField(default=list)
+    # {matched, theirsOnly, oursOnly, soon}: see services/matrix_features.py (0020).
+    features = JSONField(null=True)
     updated_at = UTCDateTimeField(default=utcnow)
 
     class Meta:

@@ -192,3 +192,12 @@ def add_page_kinds(db):
         "CREATE INDEX IF NOT EXISTS intel_item_workspace_id_page_kind_seq "
         "ON intel_item (workspace_id, page_kind, seq)"
     )
+
+
+@migration("0020_matrix_cell_features")
+def add_matrix_cell_features(db):
+    # Issue 27: a cell says which features matched, which are theirs alone and which are
+    # ours alone, each with its quote. New field, not the model's (see 0007).
+    from ci_service.store.base import JSONField
+
+    add_column_if_missing(db, "matrix_cell", "features", JSONField(null=True))

@@ -2,33 +2,122 @@
 (EDITOR+), copy as Markdown, a print / PDF layout, regeneration with live status and the
 Markdown/HTML download. Everything comes from the services REST uses:
 ``battlecard_export.card_view`` (the REST dict with the evidence), ``battlecard_edits`` and
-``battlecards.start_generation``."""
+``battlecards.start_generation``.
+
+An item of the why-we-win / why-we-lose / objections / talking-points sections may say
+which of our features it is about (``feature``) and where they stand on it (``state``:
+a badge), what of theirs matched it (``matched``, each pair with its quotes) and, for an
+absence, what was read to say so (``read``, ``pagesRead``). Items written before these
+fields existed show as before."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from flask import Response, redirect, request, url_for
 
 from ci_service.errors import ValidationFailed
 from ci_service.services import battlecard_edits, battlecard_export, battlecards
 from ci_service.services.auth import WRITE
+from ci_service.services.battlecard_export import short_url
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import can, page, principal, render
+from ci_service.web.pages.matrix import cited, quote_ids, records_for, text_of
 
 MODES = {
     "ATTACK": "Attack: competitive selling",
     "DEFENSE": "Defense: answering their pitch",
 }
 
+STATES = {
+    "THEY_LACK": "They lack it",
+    "THEY_HAVE": "They have it",
+    "COMING_SOON": "Coming soon",
+    "WE_LACK": "We lack it",
+}
+CLAIM_SECTIONS = ("whyWeWin", "whyWeLose", "objections", "talkingPoints")
+
+
+def _entries(content: dict[str, Any], key: str) -> list[Any]:
+    entries = content.get(key)
+    return entries if isinstance(entries, list) else []
+
+
+def _matched_of(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    matched = entry.get("matched")
+    return [m for m in matched if isinstance(m, dict)] if isinstance(matched, list) else []
+
+
+def claim_of(entry: Any, records: dict[str, dict[str, Any]]) -> dict[str, Any] | None:
+    """``{feature, state, stateLabel, matched, read, pagesRead}`` of a content item, None
+    when it has none of them (items generated before they existed)."""
+    if not isinstance(entry, dict):
+        return None
+    state = entry.get("state") if entry.get("state") in STATES else None
+    matched = []
+    for pair in _matched_of(entry):
+        ours, theirs = text_of(pair.get("ours")), text_of(pair.get("theirs"))
+        if ours or theirs:
+            matched.append(
+                {"ours": ours, "theirs": theirs, "quotes": cited(pair.get("quotes"), records)}
+            )
+    pages = []
+    read = entry.get("pagesRead")
+    for page_read in read if isinstance(read, list) else []:
+        if not isinstance(page_read, dict):
+            continue
+        record = records.get(page_read.get("evidenceId")) or {}
+        url = page_read.get("url") or record.get("url")
+        title = text_of(page_read.get("title")) or text_of(record.get("title")) or short_url(url)
+        pages.append(
+            {"title": title or "page", "url": url, "pageKind": text_of(page_read.get("pageKind"))}
+        )
+    claim = {
+        "feature": text_of(entry.get("feature")),
+        "state": state,
+        "stateLabel": STATES.get(state or "", ""),
+        "matched": matched,
+        "read": text_of(entry.get("read")),
+        "pagesRead": pages,
+    }
+    return claim if any(claim.values()) else None
+
+
+def with_claims(workspace_id: str, view: dict[str, Any], sections: list[dict[str, Any]]) -> None:
+    """Each item of the claim sections gets ``claim`` (see ``claim_of``); the quotes of
+    matched pairs whose evidence the card's map lacks are read in one query."""
+    content = view["battlecard"].get("content") or {}
+    records = dict(view.get("evidence") or {})
+    wanted = [
+        i
+        for key in CLAIM_SECTIONS
+        for entry in _entries(content, key)
+        if isinstance(entry, dict)
+        for pair in _matched_of(entry)
+        for i in quote_ids(pair.get("quotes"))
+        if i not in records
+    ]
+    records.update(records_for(workspace_id, wanted))
+    for section in sections:
+        entries = _entries(content, section["key"]) if section["key"] in CLAIM_SECTIONS else []
+        for item in section["entries"]:
+            index = item.get("index")
+            entry = entries[index] if isinstance(index, int) and index < len(entries) else None
+            item["claim"] = claim_of(entry, records)
+
 
 def _show(battlecard_id: str, status: int = 200, error: str | None = None, failed=None):
-    view = battlecard_export.card_view(principal().workspace_id, battlecard_id)
+    ws = principal().workspace_id
+    view = battlecard_export.card_view(ws, battlecard_id)
+    sections = battlecard_export.sections(view)
+    with_claims(ws, view, sections)
     return render(
         "battlecard.html",
         status,
         view=view,
         card=view["battlecard"],
         heading=battlecard_export.title_of(view),
-        sections=battlecard_export.sections(view),
+        sections=sections,
         markdown=battlecard_export.to_markdown(view),
         fields_of=battlecard_edits.allowed_fields,
         modes=MODES,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from flask import current_app, redirect, request, url_for
 
 from ci_service.errors import NotFound, UpgradeRequired, ValidationFailed
+from ci_service.pipeline.pricing_money import format_money
 from ci_service.services import battlecards, jobs, overview
 from ci_service.services.auth import WRITE
 from ci_service.web.pages import bp
@@ -70,6 +71,8 @@ def render_competitor(competitor_id: str, status: int = 200, error: dict | None 
         started=_started_job(),
         error=error,
         WRITE=WRITE,
+        # Funding amounts as people write them ("£300,000"), never the stored 300000.0.
+        money=format_money,
         **data,
     )
 

@@ -9,8 +9,11 @@ query (``services.matrix.get_matrix`` / ``services.solution_matrix.get_solution_
   workspace's ids are ignored by the service;
 - ``categoryIds`` (page only): which category rows to show, among those REST returns.
 
-A cell opens (``<details>``) its summary and its evidence: the intel items named by
-``evidenceIds``, read in one query through ``services.intel`` within the workspace.
+A cell opens (``<details>``) its features, its summary and its evidence: the intel items
+named by ``evidenceIds``, read in one query through ``services.intel`` within the workspace.
+Its ``features`` (null on cells scored before they existed) are shown above the summary:
+our feature matched to theirs, theirs alone, ours alone (with what was read to say so) and
+theirs coming soon, each with the sentences it was read from, linked at that sentence.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 from flask import request
 
 from ci_service.services import competitors, intel, matrix, products, solution_matrix, solutions
+from ci_service.services.battlecard_export import http_url, short_url
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render
 from ci_service.web.routes.analysis_common import split_ids
@@ -36,9 +40,9 @@ def ids_arg(name: str) -> list[str] | None:
     return split_ids(",".join(values))
 
 
-def evidence_for(workspace_id: str, cells: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
-    """intel id -> what a cell shows of it (one query; other workspaces' ids never load)."""
-    wanted = list(dict.fromkeys(i for c in cells for i in c.get("evidenceIds") or []))
+def records_for(workspace_id: str, ids: Any) -> dict[str, dict[str, Any]]:
+    """intel id -> what a page shows of it (one query; other workspaces' ids never load)."""
+    wanted = list(dict.fromkeys(i for i in ids if isinstance(i, str) and i))
     if not wanted:
         return {}
     out = {}
@@ -52,6 +56,102 @@ def evidence_for(workspace_id: str, cells: list[dict[str, Any]]) -> dict[str, di
             "collectedAt": (item.created_at.date().isoformat() if item.created_at else ""),
         }
     return out
+
+
+def quote_ids(quotes: Any) -> list[str]:
+    """The evidence ids of a list of quotes ({evidenceId, quote, url}); junk skipped."""
+    if not isinstance(quotes, list):
+        return []
+    return [q["evidenceId"] for q in quotes if isinstance(q, dict) and q.get("evidenceId")]
+
+
+def cited(quotes: Any, records: dict[str, dict[str, Any]]) -> list[dict[str, Any]]:
+    """Quotes as a page shows them: ``{quote, url, title, collected}``, ``url`` opening the
+    page at the sentence (http(s) only, else the evidence item's address, else None)."""
+    out = []
+    for q in quotes if isinstance(quotes, list) else []:
+        if not isinstance(q, dict) or not str(q.get("quote") or "").strip():
+            continue
+        record = records.get(q.get("evidenceId")) or {}
+        url = http_url(q.get("url")) or http_url(record.get("url"))
+        out.append(
+            {
+                "quote": str(q["quote"]).strip(),
+                "url": url,
+                "title": str(record.get("title") or "") or short_url(url) or "source",
+                "collected": str(record.get("collectedAt") or "")[:10],
+            }
+        )
+    return out
+
+
+def text_of(value: Any) -> str:
+    return value.strip() if isinstance(value, str) else ""
+
+
+FEATURE_GROUPS = ("matched", "theirsOnly", "oursOnly", "soon")
+
+
+def raw_features(cell: dict[str, Any]) -> dict[str, Any]:
+    features = cell.get("features")
+    return features if isinstance(features, dict) else {}
+
+
+def feature_quote_ids(cell: dict[str, Any]) -> list[str]:
+    features = raw_features(cell)
+    return [
+        i
+        for group in FEATURE_GROUPS
+        for entry in (features.get(group) if isinstance(features.get(group), list) else [])
+        if isinstance(entry, dict)
+        for i in quote_ids(entry.get("quotes"))
+    ]
+
+
+def features_view(
+    cell: dict[str, Any], records: dict[str, dict[str, Any]], competitor: str
+) -> dict[str, Any] | None:
+    """``{competitor, matched, theirsOnly, oursOnly, soon}``, each row ``{ours, theirs,
+    name, read, quotes}``; None when the cell has none (old cells: ``features`` null)."""
+    features = raw_features(cell)
+    out: dict[str, Any] = {"competitor": competitor}
+    for group in FEATURE_GROUPS:
+        entries = features.get(group)
+        rows = []
+        for entry in entries if isinstance(entries, list) else []:
+            if not isinstance(entry, dict):
+                continue
+            ours, theirs = text_of(entry.get("ours")), text_of(entry.get("theirs"))
+            name = text_of(entry.get("name")) or (theirs if group == "theirsOnly" else ours)
+            if not (ours or theirs or name):
+                continue
+            rows.append(
+                {
+                    "ours": ours,
+                    "theirs": theirs,
+                    "name": name,
+                    "read": text_of(entry.get("read")),
+                    "quotes": cited(entry.get("quotes"), records),
+                }
+            )
+        out[group] = rows
+    return out if any(out[g] for g in FEATURE_GROUPS) else None
+
+
+def evidence_for(
+    workspace_id: str, cells: list[dict[str, Any]], competitor_list: list[dict[str, Any]]
+) -> tuple[dict[str, dict[str, Any]], dict[str, dict[str, Any]]]:
+    """(intel id -> what a cell shows of it, cell id -> its features view): the evidence of
+    the cells and of their features' quotes, read in one query."""
+    names = {c["id"]: c.get("name") or "the competitor" for c in competitor_list}
+    ids = [i for c in cells for i in list(c.get("evidenceIds") or []) + feature_quote_ids(c)]
+    records = records_for(workspace_id, ids)
+    views = {}
+    for cell in cells:
+        view = features_view(cell, records, names.get(cell.get("competitorId"), "the competitor"))
+        if view is not None:
+            views[cell["id"]] = view
+    return records, views
 
 
 @bp.route("/matrix", endpoint="matrix")
@@ -71,12 +171,14 @@ def matrix_page():
     if category_ids is not None:
         wanted = set(category_ids)
         shown = [c for c in shown if c["id"] in wanted]
+    evidence, cell_features = evidence_for(ws, data["cells"], data["competitors"])
     return render(
         "matrix.html",
         data=data,
         categories=shown,
         all_categories=data["categories"],
-        evidence=evidence_for(ws, data["cells"]),
+        evidence=evidence,
+        cell_features=cell_features,
         products=[{"id": p.id, "name": p.name} for p in products.list_products(ws)],
         all_competitors=[{"id": c.id, "name": c.name} for c in competitors.list_competitors(ws)],
         product_id=product_id,
@@ -135,11 +237,13 @@ def solution_matrix_page():
     )
     drill = drill_down(data)
     cells = [r["cell"] for rows in drill.values() for r in rows if r["cell"]]
+    evidence, cell_features = evidence_for(ws, cells, data["competitors"])
     return render(
         "matrix_solutions.html",
         data=data,
         drill=drill,
-        evidence=evidence_for(ws, cells),
+        evidence=evidence,
+        cell_features=cell_features,
         all_competitors=[{"id": c.id, "name": c.name} for c in competitors.list_competitors(ws)],
         all_solutions=[{"id": s.id, "name": s.name} for s in solutions.list_solutions(ws)],
         selected_competitors=set(competitor_ids or []),

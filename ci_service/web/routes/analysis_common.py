@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import marshmallow as ma
 
+from ci_service.web.routes.resource_common import Citations
+
 _TRUE = {"true", "True", "TRUE", "1"}
 _FALSE = {"false", "False", "FALSE", "0"}
 
@@ -26,3 +28,11 @@ def split_ids(value: str | None) -> list[str] | None:
     if value is None:
         return None
     return list(dict.fromkeys(i.strip() for i in value.split(",") if i.strip()))
+
+
+class MatchedSchema(ma.Schema):
+    """One of our features and what of theirs matched it (by meaning), with quotes."""
+
+    ours = ma.fields.String(metadata={"description": "our feature"})
+    theirs = ma.fields.String(metadata={"description": "what of theirs matched it"})
+    quotes = Citations()

@@ -11,7 +11,7 @@ from ci_service.services.auth import READ, WRITE
 from ci_service.store.analysis import BATTLECARD_MODES
 from ci_service.web.api import Blueprint, Schema
 from ci_service.web.auth import principal, requires
-from ci_service.web.routes.analysis_common import Flag
+from ci_service.web.routes.analysis_common import Flag, MatchedSchema
 from ci_service.web.routes.resource_common import Citations, Strings
 
 blp = Blueprint("battlecards", __name__, url_prefix="/api/battlecards", description="Battlecards")
@@ -40,14 +40,39 @@ class EditMarkers(ma.Schema):
     editedBy = ma.fields.String(metadata={"description": "who edited it (email)"})
 
 
-class ClaimSchema(EditMarkers):
+class PageReadSchema(ma.Schema):
+    evidenceId = ma.fields.String(required=True)
+    title = ma.fields.String(allow_none=True)
+    url = ma.fields.String(allow_none=True)
+    pageKind = ma.fields.String(allow_none=True)
+
+
+class FactFields(EditMarkers):
+    """What a feature item says about a feature (docs/claims.md)."""
+
+    feature = ma.fields.String(metadata={"description": "the feature a feature item is about"})
+    state = ma.fields.String(
+        metadata={
+            "description": "THEY_LACK, COMING_SOON or WE_LACK (docs/claims.md)",
+            "enum": ["THEY_LACK", "COMING_SOON", "WE_LACK"],
+        }
+    )
+    matched = ma.fields.List(ma.fields.Nested(MatchedSchema))
+    names = Strings(metadata={"description": "a counted claim: the names it counts"})
+    read = ma.fields.String(metadata={"description": "an absence claim: what was read"})
+    pagesRead = ma.fields.List(
+        ma.fields.Nested(PageReadSchema), metadata={"description": "the pages read"}
+    )
+
+
+class ClaimSchema(FactFields):
     title = ma.fields.String(required=True)
     description = ma.fields.String(required=True)
     evidenceIds = Strings(required=True)
     quotes = Citations(metadata={"description": "the exact sentences the item rests on"})
 
 
-class ObjectionSchema(EditMarkers):
+class ObjectionSchema(FactFields):
     objection = ma.fields.String(required=True)
     response = ma.fields.String(required=True)
     evidenceIds = Strings(required=True)

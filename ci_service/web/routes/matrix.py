@@ -11,8 +11,8 @@ from ci_service.services import (
 from ci_service.services.auth import Access
 from ci_service.web.api import Blueprint, Schema
 from ci_service.web.auth import principal, requires
-from ci_service.web.routes.analysis_common import Flag, IdList, split_ids
-from ci_service.web.routes.resource_common import Strings
+from ci_service.web.routes.analysis_common import Flag, IdList, MatchedSchema, split_ids
+from ci_service.web.routes.resource_common import Citations, Strings
 from ci_service.web.routes.solutions import SolutionSchema
 
 blp = Blueprint("matrix", __name__, url_prefix="/api/matrix", description="Matrix (PRO plan)")
@@ -46,6 +46,21 @@ class MatrixCompetitorSchema(ma.Schema):
     status = ma.fields.String(required=True)
 
 
+class FeatureSchema(ma.Schema):
+    name = ma.fields.String(required=True)
+    read = ma.fields.String(metadata={"description": "ours alone: what of theirs was read"})
+    quotes = Citations()
+
+
+class CellFeaturesSchema(ma.Schema):
+    matched = ma.fields.List(ma.fields.Nested(MatchedSchema))
+    theirsOnly = ma.fields.List(ma.fields.Nested(FeatureSchema))
+    oursOnly = ma.fields.List(ma.fields.Nested(FeatureSchema))
+    soon = ma.fields.List(
+        ma.fields.Nested(MatchedSchema), metadata={"description": "theirs marked coming soon"}
+    )
+
+
 class MatrixCellSchema(ma.Schema):
     id = ma.fields.String(required=True)
     workspaceId = ma.fields.String(required=True)
@@ -56,6 +71,11 @@ class MatrixCellSchema(ma.Schema):
     summary = Strings(required=True)
     capabilityStatus = ma.fields.String(required=True, validate=STATUS)
     evidenceIds = Strings(required=True)
+    features = ma.fields.Nested(
+        CellFeaturesSchema,
+        allow_none=True,
+        metadata={"description": "which features matched, theirs alone, ours alone"},
+    )
     updatedAt = ma.fields.DateTime(required=True)
 
 

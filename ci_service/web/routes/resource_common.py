@@ -38,7 +38,7 @@ class ItemOutSchema(ma.Schema):
 
 class PricingPlanOutSchema(ma.Schema):
     """A plan read from a pricing page (``price`` null and ``onRequest`` true for "contact
-    sales" plans)."""
+    sales" plans; ``comingSoon`` true on a plan its card or row says is not sold yet)."""
 
     name = ma.fields.String(required=True)
     price = ma.fields.Float(allow_none=True)
@@ -46,6 +46,7 @@ class PricingPlanOutSchema(ma.Schema):
     period = ma.fields.String(allow_none=True, metadata={"description": "month, year, one-time"})
     unit = ma.fields.String(allow_none=True)
     onRequest = ma.fields.Boolean()
+    comingSoon = ma.fields.Boolean(metadata={"description": "only on plans not sold yet"})
     priceText = ma.fields.String(allow_none=True)
     features = ma.fields.List(ma.fields.String())
     evidenceIds = ma.fields.List(ma.fields.String())
@@ -95,7 +96,10 @@ class ProfileOutSchema(ma.Schema):
     offeringLinks = ma.fields.List(ma.fields.Dict())
     funding = ma.fields.List(
         ma.fields.Dict(),
-        metadata={"description": "{round, amount, currency, date, investors, evidenceIds, quotes}"},
+        metadata={
+            "description": "{round, amount, currency, date, dateText (the date as the page "
+            "wrote it), investors, evidenceIds, quotes}"
+        },
     )
     customers = ma.fields.List(
         ma.fields.Dict(), metadata={"description": "{name, evidenceIds, quotes}"}
