@@ -126,9 +126,9 @@ _OLD_TITLES = (
 )
 
 
-def _state(item: dict[str, Any], competitor: str) -> tuple[str | None, str]:
-    if item.get("state"):
-        return item["state"], item.get("feature") or ""
+def _state(item: dict[str, Any], competitor: str, legacy: bool) -> tuple[str | None, str]:
+    if item.get("state") or not legacy:
+        return item.get("state"), item.get("feature") or ""
     title = str(item.get("title") or "")
     for pattern, state in _OLD_TITLES:
         found = pattern.match(title)
@@ -141,9 +141,11 @@ def _state(item: dict[str, Any], competitor: str) -> tuple[str | None, str]:
 def check_card(card: dict[str, Any], checker: Checker, tally: Tally) -> None:
     content = card["content"]
     texts: list[str] = []
+    items = [i for section in SECTIONS for i in content.get(section) or []]
+    legacy = not any("state" in i for i in items)  # a card of the code before issue 27
     for section in SECTIONS:
         for item in content.get(section) or []:
-            state, feature = _state(item, tally.site)
+            state, feature = _state(item, tally.site, legacy)
             item = {**item, "state": state, "feature": feature}
             if state in ("THEY_LACK", "COMING_SOON", "WE_LACK") and section != "objections":
                 names = item.get("names") or [item.get("feature") or ""]

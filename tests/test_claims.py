@@ -226,3 +226,27 @@ def test_a_matrix_cell_without_their_features_is_unknown():
     assert matrix_features.status(comparison, our_features=True, strong=False, weak=False) == (
         "UNKNOWN"
     )
+
+
+def test_we_lack_nothing_we_never_described_and_one_objection_for_what_we_lack():
+    page_with_both = page("features", "product", "Kanban boards for every team.\nGantt charts.")
+    theirs = [
+        feature("Kanban boards", page_with_both, "Kanban boards for every team."),
+        feature("Gantt charts", page_with_both, "Gantt charts."),
+    ]
+    # Our product lists no features: "we have no matching feature" would be a guess.
+    undescribed = _builder(theirs, intel=[page_with_both]).build()
+    assert not [c for c in undescribed.losses if c.topic == "feature"]
+    facts = _builder(theirs, intel=[page_with_both], ours=[{"name": "Barcode scanning"}]).build()
+    assert [c.title for c in facts.losses] == [
+        "Rival offers Kanban boards",
+        "Rival offers Gantt charts",
+    ]
+    answers = Answers(facts, "Rival", "Acme", [{"name": "Barcode scanning"}])
+    (item,) = [i for i in objections(facts, answers, [], [], "ATTACK") if i.get("state")]
+    assert item["objection"] == "Rival has Kanban boards and Gantt charts; does Acme?"
+    assert [q["quote"] for q in item["quotes"]] == [
+        "Kanban boards for every team.",
+        "Gantt charts.",
+    ]
+    assert item["response"] == ""  # no fact of ours answers a feature we lack

@@ -14,7 +14,8 @@ UNSURE     no claim
 
 For each of their named features (capability pages only) that no feature of ours may be
 (``they_offer_ours``: no strong concept shared either way, not near in meaning): a loss,
-"they offer X, we have no matching feature", quoting the sentence that names X. Their
+"they offer X, we have no matching feature", quoting the sentence that names X. Only when
+our product lists features: one that lists none says nothing of what we lack. Their
 integrations and supported platforms that we may not have become one counted loss. An
 open-source licence they state is a loss a buyer will raise.
 """
@@ -132,7 +133,8 @@ def add_feature_claims(facts: Facts, competitor: Any, product: Any, reading: Rea
                     about=about,
                 )
             )
-    _their_features(facts, competitor, product, reading, mine)
+    if mine:  # a product that lists no features says nothing of what we lack
+        _their_features(facts, competitor, product, reading, mine)
 
 
 def _their_features(

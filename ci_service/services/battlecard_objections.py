@@ -138,6 +138,24 @@ class Answers:
         return self.by_concepts(claim.title)
 
 
+def _features_we_lack(facts: Facts, name: str, ours: str) -> list[Claim]:
+    """Their features we lack as one objection (a buyer asks once, not once per feature)."""
+    lacking = [c for c in facts.losses if c.topic == "feature"]
+    if len(lacking) < 2:
+        return lacking
+    names = [c.extra.get("feature", "") for c in lacking]
+    return [
+        Claim(
+            "feature",
+            f"{name} has features {ours} lacks",
+            "",
+            [c.citations[0] for c in lacking[:MAX_QUOTES] if c.citations],
+            short=listing(names),
+            extra={"state": "WE_LACK", "names": names},
+        )
+    ]
+
+
 def _raised(claim: Claim, name: str, ours: str) -> str:
     """The objection as a buyer raises it."""
     if claim.topic == "pricing":
@@ -149,7 +167,8 @@ def _raised(claim: Claim, name: str, ours: str) -> str:
     if claim.topic == "customers":
         return f"{name} has {claim.short}."
     if claim.topic == "feature":
-        return f"{name} has {claim.extra.get('feature', '')}; does {ours}?"
+        features = listing(claim.extra.get("names") or [claim.extra.get("feature", "")])
+        return f"{name} has {features}; does {ours}?"
     if claim.topic == "funding":
         return f"{name} is well funded: {claim.short.removeprefix('its ')}."
     return f"{name} has {claim.short}."
@@ -184,7 +203,8 @@ def objections(facts: Facts, answers: Answers, claims: Said, lost: Said, mode: s
     from_words = [
         _item(text, answers.by_concepts(text), citations=cited) for text, cited in said if cited
     ]
-    raised = [c for c in facts.losses if c.topic != "entered"]
+    raised = [c for c in facts.losses if c.topic not in ("entered", "feature")]
+    raised += _features_we_lack(facts, name, ours)
     raised += [p for p in facts.points if p.topic == "funding"]
     from_facts = [
         _item(_raised(claim, name, ours), answers.answer(claim), claim) for claim in raised
