@@ -250,3 +250,14 @@ def test_we_lack_nothing_we_never_described_and_one_objection_for_what_we_lack()
         "Gantt charts.",
     ]
     assert item["response"] == ""  # no fact of ours answers a feature we lack
+
+
+def test_an_answer_is_worded_apart_from_the_win_it_uses():
+    security = page("security", "product", "Rival does not support SAML single sign-on.")
+    facts = _builder(intel=[security], ours=[{"name": "Single sign-on"}]).build()
+    (win,) = facts.wins
+    answers = Answers(facts, "Rival", "Acme", [{"name": "Single sign-on"}])
+    answer = answers.by_concepts("Rival says its SSO is the most secure")
+    assert answer is not None and answer.description != win.description
+    assert answer.description == "Answer with Single sign-on, which Rival says it does not offer."
+    assert answer.evidence_ids == ["security"]

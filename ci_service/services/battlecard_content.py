@@ -84,6 +84,10 @@ def _entered(texts: list[str] | None, label: str, intel) -> list[Claim]:
         if citations:
             # The team's own words, then the sentence of the site that bears them out.
             said = f"{text.strip().rstrip('.')}; their own site says: “{citations[0]['quote']}”"
+            phrase = text.strip().rstrip(".")
+            phrase = phrase[:1].lower() + phrase[1:]
+            if label.endswith("weakness"):  # said by us of them: "their weak point, ..."
+                phrase = f"their weak point, {phrase}"
             out.append(
                 Claim(
                     "entered",
@@ -92,7 +96,7 @@ def _entered(texts: list[str] | None, label: str, intel) -> list[Claim]:
                     citations,
                     weight=0.9,
                     pitch=f"{label}: {text.strip().rstrip('.')}.",
-                    short=text.strip().rstrip(".")[:1].lower() + text.strip().rstrip(".")[1:],
+                    short=phrase,
                 )
             )
     return out

@@ -58,10 +58,14 @@ class Answers:
     def _feature_wins(self) -> list[Claim]:
         return [w for w in self.facts.wins if w.topic == "feature"]
 
+    def _with(self, win: Claim) -> Claim:
+        """A win of ours as an answer, in its own words (not its Why-we-win text again)."""
+        return Claim("answer", "", f"Answer with {win.short}.", win.citations[:1], pages=win.pages)
+
     def for_price(self) -> Claim | None:
         priced = next((w for w in self.facts.wins if w.topic == "pricing"), None)
         if priced is not None:
-            return priced
+            return self._with(priced)
         wins = self._feature_wins()
         if not wins:
             return None
@@ -121,7 +125,7 @@ class Answers:
         wanted = concepts(text)
         for win in self.facts.wins:
             if win.about and win.about & wanted:
-                return win
+                return self._with(win)
         return None
 
     def answer(self, claim: Claim) -> Claim | None:

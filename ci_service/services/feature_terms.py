@@ -131,7 +131,9 @@ STOP = frozenset(
     "have will than then so not no own".split()
 )
 
-# "Coming soon", "beta", "on the roadmap": neither has nor lacks.
+# "Coming soon", "beta", "on the roadmap": neither has nor lacks. Searched in whole
+# sentences, unlike the status lines of a plan card (``pipeline.pricing_money``), so a word
+# that is a status only on its own ("Planned") is left out: "planned maintenance windows".
 SOON = re.compile(
     r"\b(?:coming soon|soon available|available soon|in beta|beta|public beta|private beta|"
     r"early access|on (?:the|our) roadmap|roadmap|in development|under development|"
