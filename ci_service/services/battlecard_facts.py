@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ci_service.pipeline.evidence import fragment_url, quote_in, sentences
+from ci_service.pipeline.evidence import fragment_url, sentences
 from ci_service.pipeline.pricing_money import format_amount, format_money
 from ci_service.services.battlecard_claims import (  # noqa: F401 (re-exported)
     Claim,
@@ -40,7 +40,7 @@ from ci_service.services.battlecard_claims import (  # noqa: F401 (re-exported)
     words,
 )
 from ci_service.services.battlecard_features import add_feature_claims
-from ci_service.services.feature_presence import Reading
+from ci_service.services.feature_presence import Reading, held
 from ci_service.store.intel import IntelItem
 
 _MONTHS_PER = {"month": 1.0, "year": 12.0}
@@ -52,13 +52,7 @@ def cite_sentence(item: IntelItem, sentence: str) -> dict[str, Any]:
 
 def _valid(citations: list[dict[str, Any]] | None, known: dict[str, IntelItem]) -> list[dict]:
     """Citations whose evidence item exists (in ``known``) and holds the quote."""
-    out = []
-    for citation in citations or []:
-        item = known.get(str(citation.get("evidenceId")))
-        quote = " ".join(str(citation.get("quote", "")).split())
-        if item is not None and quote_in(item.content, quote):
-            out.append({**citation, "quote": quote})
-    return out
+    return [{**citation, "quote": quote} for citation, _, quote in held(citations, known)]
 
 
 def _monthly(plan: dict[str, Any]) -> float | None:

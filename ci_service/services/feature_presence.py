@@ -33,8 +33,8 @@ UNSURE    anything else: a partial mention, a near statement, a reading too thin
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
-from functools import cached_property
+from dataclasses import dataclass, field, replace
+from functools import cached_property, lru_cache
 from typing import Any
 
 from ci_service.pipeline.evidence import fragment_url, quote_in, sentences
@@ -102,6 +102,18 @@ def meaning_model():
     return get_provider(EmbeddingConfig(provider="static"))
 
 
+def held(citations: list[dict[str, Any]] | None, known: dict[str, Any]) -> list[tuple]:
+    """(citation, item, quote) of each citation whose item is in ``known`` and holds its
+    quote (whitespace collapsed)."""
+    out = []
+    for citation in citations or []:
+        item = known.get(str(citation.get("evidenceId")))
+        quote = " ".join(str(citation.get("quote", "")).split())
+        if item is not None and quote_in(item.content, quote):
+            out.append((citation, item, quote))
+    return out
+
+
 def cite(item: Any, sentence: str) -> dict[str, Any]:
     return {"evidenceId": item.id, "quote": sentence, "url": fragment_url(item.url or "", sentence)}
 
@@ -148,13 +160,11 @@ class Reading:
 
     def valid(self, citations: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
         """Citations whose item is known, is a capability page and holds the quote."""
-        out = []
-        for citation in citations or []:
-            item = self.known.get(str(citation.get("evidenceId")))
-            quote = " ".join(str(citation.get("quote", "")).split())
-            if item is not None and is_capability_page(item) and quote_in(item.content, quote):
-                out.append(cite(item, quote))
-        return out
+        return [
+            cite(item, quote)
+            for _, item, quote in held(citations, self.known)
+            if is_capability_page(item)
+        ]
 
     def _offering(self, offering: Any) -> None:
         for feature in _features(offering):
@@ -306,16 +316,7 @@ def supporting(statement: Statement, terms: Terms, reading: Reading) -> Statemen
             if sentence:
                 kept.append(cite(item, sentence))
                 break
-    if not kept:
-        return None
-    return Statement(
-        statement.label,
-        statement.text,
-        kept,
-        statement.source,
-        soon=statement.soon,
-        denied=statement.denied,
-    )
+    return replace(statement, citations=kept) if kept else None
 
 
 def quote_names(quote: str, terms: Terms) -> bool:
@@ -358,9 +359,15 @@ def they_offer_ours(label: str, description: str, our_items: list[dict[str, Any]
         texts.append(text)
     if not texts:
         return False
-    model = meaning_model()
-    vectors = model.embed(texts)
-    return float((vectors @ model.embed_query(f"{label}. {description}".strip())).max()) >= NEAR
+    query = meaning_model().embed_query(f"{label}. {description}".strip())
+    return float((_embedded(tuple(texts)) @ query).max()) >= NEAR
+
+
+@lru_cache(maxsize=64)
+def _embedded(texts: tuple[str, ...]):
+    """Our features' texts embedded once: ``they_offer_ours`` asks for every feature of
+    theirs (and the matrix once per category) with the same list."""
+    return meaning_model().embed(list(texts))
 
 
 INTEL_READ = 500
