@@ -481,8 +481,10 @@ def test_daily_digest_by_email(make_workspace, private_ok, runner_at, clock, smt
     for event, hours in zip(made[:3], (1, 2, 3), strict=True):
         backdate(event, start + timedelta(hours=hours))
     with connection():
-        digest_scan(clock.now)
-        digest_scan(clock.now + timedelta(minutes=59))  # once per period
+        # Scan times from the period, not the wall clock: a run at 23:30 must not see
+        # its second scan land in the next day.
+        digest_scan(end + timedelta(minutes=1))
+        digest_scan(end + timedelta(minutes=59))  # once per period
     [row] = rows(Delivery)
     assert (row.kind, row.digest_key) == ("digest", key)
     runner_at.run_until_idle()
@@ -531,7 +533,7 @@ def test_webhook_digest_and_quiet_periods(make_workspace, private_ok, runner_at,
         for event in (low, normal, high):
             backdate(event, start + timedelta(days=1))
         with connection():
-            digest_scan(clock.now)
+            digest_scan(end + timedelta(minutes=1))
         runner_at.run_until_idle()
     [row] = rows(Delivery)  # the quiet subscription had nothing: nothing made or sent
     assert row.subscription_id == weekly.id
