@@ -400,4 +400,5 @@ def test_a_collect_stores_clean_values(web, site):
 
     body = html.unescape(web.get(f"/competitors/{competitor_id}").get_data(as_text=True))
     assert "£250,000 (November 2019)" in body and "250000" not in body
-    assert re.search(r"Scale <span class=\"badge\">coming soon</span>", body)
+    products = web.get(f"/competitors/{competitor_id}?tab=products").get_data(as_text=True)
+    assert re.search(r"Scale <span class=\"badge\">coming soon</span>", products)

@@ -39,7 +39,11 @@ LINK = re.compile(r"<link\b[^>]*\bhref=\"([^\"]+)\"")
 SCRIPT = re.compile(r"<script\b[^>]*\bsrc=\"([^\"]+)\"")
 NAV = re.compile(r"<nav\b[^>]*>(.*?)</nav>", re.S)
 HREF = re.compile(r"href=\"([^\"]+)\"")
-CONTENT_TYPES = {".css": ("text/css",), ".js": ("text/javascript", "application/javascript")}
+CONTENT_TYPES = {
+    ".css": ("text/css",),
+    ".js": ("text/javascript", "application/javascript"),
+    ".svg": ("image/svg+xml",),  # the favicon
+}
 
 
 def run(command: list[str], *, timeout: float = 300, **options) -> str:

@@ -24,10 +24,12 @@ def test_create_won_deal_shape(api):
         "decisionDate",
         "dealSize",
         "arguments",
+        "competitorIds",  # beyond the contract (issue 28)
         "createdAt",
         "createdByUserId",
     }
     assert deal["competitorId"] is None and deal["dealSize"] is None
+    assert deal["competitorIds"] == []
     assert deal["decisionDate"] == "2026-03-31"
     assert deal["createdByUserId"] == api.user_id
     assert ok(api.get(f"/api/deals/{deal['id']}"))["deal"] == deal

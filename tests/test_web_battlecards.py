@@ -1,5 +1,6 @@
-"""The battlecard page: sections with evidence one click away, hand edits kept on
-regeneration, copy as Markdown, print layout, live note, access and escaping."""
+"""The battlecard page: tiles with evidence one click away, hand edits kept on
+regeneration, copy as Markdown, print layout, live note, access and escaping (the tiles'
+layout and the tile edit form: test_web_battlecard_tiles.py)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ pytest_plugins = ["tests.jobs_fixtures"]
 HEADINGS = (
     "Why we win",
     "Why we lose",
-    "Objections",
+    "Objections and answers",
     "Talking points",
     "Kill shot",
     "Landmines",
@@ -70,7 +71,9 @@ def test_page_shows_every_section_with_its_evidence(seeded):
     assert 'Rival <span class="muted">vs</span> Acme Cloud' in html
     assert '<span class="badge READY">READY</span>' in html and ">ATTACK<" in html
     for heading in HEADINGS:
-        assert f">{heading}</h2>" in html, heading
+        assert re.search(rf'<h2 id="h-\w+">{heading}( <span class="bc-count">|</h2>)', html), (
+            heading
+        )
     content = card["content"]
     shown = unescape(html)
     cited = 0
@@ -117,8 +120,17 @@ def test_print_stylesheet_fits_the_card_on_paper():
     text = (Path(bp.static_folder) / "battlecard.css").read_text()
     assert "@media print" in text and "@page" in text and "column-count: 2" in text
     printed = text.split("@media print", 1)[1]
-    for hidden in (".bc-toolbar", ".bc-edit", ".bc-evidence", ".bc-markdown", ".no-print"):
+    for hidden in (
+        ".bc-toolbar",
+        ".bc-edit",
+        ".bc-evidence > summary",
+        ".bc-quotes",
+        ".bc-markdown",
+        ".no-print",
+    ):
         assert hidden in printed.split("display: none")[0], hidden
+    # every tile expanded: the disclosures' bodies (descriptions) print while closed
+    assert ".bc-evidence::details-content { content-visibility: visible" in printed
 
 
 def test_editor_edit_is_marked_and_kept_on_regeneration(seeded, make_web, runner):
@@ -188,7 +200,10 @@ def test_invalid_edit_shows_the_form_again_with_the_message(seeded):
     assert answer.status_code == 400
     html = text_of(answer)
     assert 'role="alert"' in html and "title" in html
-    assert '<details class="bc-edit no-print" open>' in html
+    # the tile's form is open again (its lines hidden), the other tiles' forms are not
+    assert 'class="bc-edit stack no-print" id="edit-whyWeWin">' in html
+    assert 'class="bc-edit stack no-print" id="edit-whyWeLose" hidden>' in html
+    assert '<div class="bc-view" id="view-whyWeWin" hidden>' in html
     missing = web.post_form(
         f"{page}/edit", {"section": "whyWeWin", "index": "99", "title": "x"}, csrf_from=page
     )
@@ -201,8 +216,9 @@ def test_viewer_sees_no_edit_forms_and_cannot_post(seeded, make_web):
     viewer = make_web(role="VIEWER", workspace=workspace_of(owner))
     page = f"/battlecards/{card_id}"
     html = text_of(viewer.get(page))
-    assert "Evidence (" in html
-    assert "Save edit" not in html and 'name="section"' not in html and "Regenerate" not in html
+    assert 'Evidence <span class="bc-n">' in html  # the evidence, read-only
+    assert "bc-edit-toggle" not in html and "?edit=" not in html
+    assert 'name="section"' not in html and "Regenerate" not in html
     form = {"section": "whyWeWin", "index": "0", "title": "Hijacked"}
     assert viewer.post_form(f"{page}/edit", form, csrf_from=page).status_code == 403
     assert (

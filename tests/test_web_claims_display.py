@@ -305,9 +305,15 @@ def test_battlecard_items_show_state_matched_pairs_and_pages_read(card):
     doc = lxml.html.fromstring(text)
 
     win = item_of(doc, "whyWeWin-0")
-    claim = win.xpath(".//div[@class='bc-claim']")[0]
-    badge = claim.xpath(".//span[contains(@class,'badge')]")[0]
+    # on the item's line: where they stand, as a badge, then the claim
+    line = win.xpath("./p[@class='bc-line']")[0]
+    badge = line.xpath(".//span[contains(@class,'badge')]")[0]
     assert badge.text_content() == "They lack it" and "bc-they-lack" in badge.get("class")
+    assert "SSO on every plan" in line.text_content()
+    # behind the item's one disclosure: the description, the feature, what was read, pages
+    disclosure = win.xpath("./details[@class='bc-evidence']")
+    assert len(disclosure) == 1
+    claim = disclosure[0].xpath(".//div[@class='bc-claim']")[0]
     assert f"Feature: Single sign-on {HOSTILE}" in squash(claim.text_content())
     assert squash(claim.xpath(".//p[@class='bc-read']")[0].text_content()) == f"Checked: {READ}"
     pages = claim.xpath(".//details[@class='bc-pages']")[0]
@@ -316,14 +322,21 @@ def test_battlecard_items_show_state_matched_pairs_and_pages_read(card):
     assert [a.get("href") for a in links] == ["https://rival.example/security"]
     assert links[0].text_content() == "Rival Security"
     assert f"Pricing {HOSTILE}" in pages.text_content() and "pricing" in pages.text_content()
-    # the item's own evidence is still the evidence macro's, after the claim
-    assert win.xpath(".//details[@class='bc-evidence']")
-    assert text.index('class="bc-claim"') < text.index('class="bc-evidence"')
+    # the item's own quotes follow the claim in the same disclosure
+    assert "Rival has no single sign-on." in disclosure[0].text_content()
+    assert disclosure[0].xpath(".//ul[@class='plain bc-quotes']//blockquote")
+    own = lxml.html.tostring(disclosure[0], encoding="unicode")
+    assert own.index('class="bc-desc"') < own.index('class="bc-claim"') < own.index("bc-quotes")
 
     assert not item_of(doc, "whyWeWin-1").xpath(".//div[@class='bc-claim']")  # an old item
 
     lose = item_of(doc, "whyWeLose-0")
     assert lose.xpath(".//span[contains(@class,'badge')]")[0].text_content() == "We lack it"
+    # a feature the claim does not name shows as a chip on its line
+    assert lose.xpath("./p[@class='bc-line']/span[@class='bc-chip']")[0].text_content() == "Reports"
+    chip = item_of(doc, "objections-0").xpath("./p[@class='bc-line']/span[@class='bc-chip']")
+    assert chip[0].text_content() == "REST API"
+    assert win.xpath(".//span[@class='bc-chip']")[0].text_content() == f"Single sign-on {HOSTILE}"
     assert not lose.xpath(".//ul[contains(@class,'bc-matched')]")
 
     objection = item_of(doc, "objections-0")
@@ -333,6 +346,9 @@ def test_battlecard_items_show_state_matched_pairs_and_pages_read(card):
         f"REST API ↔matches their Integrations marketplace {HOSTILE}"
     )
     assert pair.xpath(".//blockquote")[0].text_content() == f"“{ZAPIER}”"
+    # the item's quote is the pair's: shown once, under the pair
+    assert objection.text_content().count(ZAPIER) == 1
+    assert not objection.xpath(".//ul[contains(@class,'bc-quotes')]")
     link = pair.xpath(".//a")[0]
     assert link.get("href") == "https://rival.example/integrations#:~:text=C"
     # evidence outside the card's own ids is read for the title and date

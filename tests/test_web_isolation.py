@@ -24,6 +24,8 @@ PARAMS = {
     "user_id": "user",
     "subscription_id": "subscription",
     "connection_id": "connection",
+    "solution_id": "solution",
+    "invite_id": "invite",
 }
 # Not workspace data: the static files and invite tokens (a token is its own secret).
 NOT_WALKED = {"pages.static", "pages.accept_invite"}

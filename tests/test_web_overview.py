@@ -46,6 +46,14 @@ def add_product(web, name="OurDesk") -> str:
     return answer.json["product"]["id"]
 
 
+def tab(web, cid: str, name: str) -> str:
+    """The competitor page's tab ``name``, from its heading on (the header left out)."""
+    page = web.get(f"/competitors/{cid}?tab={name}")
+    assert page.status_code == 200, name
+    body = text(page)
+    return body[body.index('<div class="cp-panel"') :]
+
+
 def seed_competitor(web, name="Globex") -> dict:
     """A competitor with what a collect would leave: a profile with quotes, an offering
     with features, pricing and a price change, a changed page, news, a person, a deal."""
@@ -250,25 +258,32 @@ def test_competitor_page_shows_the_rest_records(web):
     assert html.escape(quote["url"]) in body and quote["quote"] in body
     assert f'href="/intel/{seeded["first"]}"' in body
     assert "Series B" in body and "Initech" in body
-    # Products with features and pricing, as /api/offerings shows them.
+    # The summary: what they sell, the price table, people, the news and the latest card.
     offering = web.api.get(f"/api/offerings/{seeded['offering']}").json["offering"]
-    assert offering["name"] in body and "SLA timers" in body and "Unlimited tickets" in body
-    assert "$59 per user/month" in body
+    assert offering["name"] in body and "Ticketing" in body and "$59 per user/month" in body
+    assert "Maria Lopes" in body and "Globex raises a Series B" in body
+    assert f'href="/battlecards/{card_id}"' in body
+    # The tabs: products with features and pricing, as /api/offerings shows them.
+    products = tab(web, cid, "products")
+    assert offering["name"] in products and "SLA timers" in products
+    assert "Unlimited tickets" in products and "$59 per user/month" in products
     # Intel timeline newest first with the diff of the changed page.
     items = web.api.get(f"/api/intel?competitorId={cid}").json["intelItems"]
-    timeline = body[body.index('id="timeline"') : body.index('id="people"')]
+    timeline = tab(web, cid, "intel")
     positions = [timeline.index(f'href="/intel/{i["id"]}"') for i in items]
     assert positions == sorted(positions)
     changed = next(i for i in items if i["id"] == seeded["changed"])
     assert changed["changes"]["added"] and all(
-        html.escape(p) in body for p in changed["changes"]["added"]
+        html.escape(p) in timeline for p in changed["changes"]["added"]
     )
-    assert 'class="diff-removed"' in body
+    assert 'class="diff-removed"' in timeline
     # People, news, deals and battlecards.
-    assert "Maria Lopes" in body and "CEO" in body
-    assert "Globex raises a Series B" in body
-    assert "Hooli" in body and "cheaper seats" in body and "LOST" in body
-    assert f'href="/battlecards/{card_id}"' in body and "DEFENSE" in body
+    assert "Maria Lopes" in tab(web, cid, "people") and "CEO" in tab(web, cid, "people")
+    assert "Globex raises a Series B" in tab(web, cid, "news")
+    deals = tab(web, cid, "deals")
+    assert "Hooli" in deals and "cheaper seats" in deals and "LOST" in deals
+    cards = tab(web, cid, "battlecards")
+    assert f'href="/battlecards/{card_id}"' in cards and "DEFENSE" in cards
     # Write buttons for an OWNER.
     assert "Refresh" in body and "Generate battlecard" in body
 
@@ -543,7 +558,12 @@ def test_news_shows_newest_first_by_the_date_the_page_states(web):
                 published_at=datetime(2019, 5, day, tzinfo=UTC),
                 page_kind="post",
             )
-    for path, section in (("/", "<h2>Latest changes</h2>"), (f"/competitors/{cid}", 'id="news"')):
+    sections = (
+        ("/", "<h2>Latest changes</h2>"),
+        (f"/competitors/{cid}", 'id="latest-news"'),
+        (f"/competitors/{cid}?tab=news", 'id="news"'),
+    )
+    for path, section in sections:
         body = text(web.get(path)).split(section, 1)[1]
         positions = [body.index(t) for t in ("Newest post", "Middle post", "Oldest post")]
         assert positions == sorted(positions), path

@@ -88,14 +88,18 @@ PRODUCT_FORM = {
     "valueProps": "Set up in a day\nForecasts you trust",
     "features": "SSO: SAML and OIDC\nAudit log",
     "categories": "CRM: customer records",
-    "pricing": (
-        "Team | 49 | usd | month | per user\nEnterprise | on request\nStarter | 1,200 | EUR | year"
-    ),
+}
+PLAN_ROWS = {
+    **{"plan-0-name": "Team", "plan-0-price": "49", "plan-0-currency": "usd"},
+    **{"plan-0-period": "month", "plan-0-unit": "per user"},
+    **{"plan-1-name": "Enterprise", "plan-1-onRequest": "1"},
+    **{"plan-2-name": "Starter", "plan-2-price": "1,200", "plan-2-currency": "EUR"},
+    **{"plan-2-period": "year", "plan-3-name": "", "plan-3-price": ""},  # a blank row
 }
 
 
 def test_add_and_edit_a_product_with_features_categories_and_pricing(web):
-    answer = web.post_form("/settings/products", PRODUCT_FORM)
+    answer = web.post_form("/settings/products", {**PRODUCT_FORM, **PLAN_ROWS})
     assert answer.status_code == 302
     product_id = answer.headers["Location"].split("/settings/products/")[1].split("?")[0]
     product = web.api.get(f"/api/products/{product_id}").get_json()["product"]
@@ -117,14 +121,16 @@ def test_add_and_edit_a_product_with_features_categories_and_pricing(web):
 
     page = text(web.get(f"/settings/products/{product_id}"))
     assert "SSO: SAML and OIDC" in page  # the textarea round-trips
-    assert "Team | 49 | USD | month | per user" in page and "Enterprise | on request" in page
+    assert re.search(r'name="plan-0-name" value="Team"', page)  # the rows round-trip
+    assert re.search(r'name="plan-0-price" value="49"', page)
+    assert re.search(r'name="plan-1-onRequest" value="1" checked', page)
     listing = text(web.get("/settings/products"))
     assert "Atlas CRM" in listing and "On request" in listing and "USD 49" in listing
 
     sso_id = product["features"][0]["id"]
     crm_id = product["categories"][0]["id"]
     edited = dict(PRODUCT_FORM, features="Audit log: who did what\nSSO: SAML only", categories="")
-    edited["pricing"] = "Team | 59 | USD | month | per user"
+    edited |= {"plan-0-name": "Team", "plan-0-price": "59", "plan-0-currency": "USD"}
     answer = web.post_form(f"/settings/products/{product_id}", edited)
     assert answer.status_code == 302
     product = web.api.get(f"/api/products/{product_id}").get_json()["product"]
@@ -135,13 +141,15 @@ def test_add_and_edit_a_product_with_features_categories_and_pricing(web):
 
 
 def test_a_bad_product_form_is_shown_again_with_its_messages(web):
-    bad_price = web.post_form("/settings/products", dict(PRODUCT_FORM, pricing="Team | cheap"))
-    assert bad_price.status_code == 400
-    assert "line 1: the price" in text(bad_price) and "Atlas CRM" in text(bad_price)
-    bad_period = web.post_form(
-        "/settings/products", dict(PRODUCT_FORM, pricing="Team | 5 | USD | week")
+    bad_price = web.post_form(
+        "/settings/products", dict(PRODUCT_FORM, **{"plan-0-name": "Team", "plan-0-price": "cheap"})
     )
-    assert bad_period.status_code == 400 and "pricing.0.period" in text(bad_period)
+    assert bad_price.status_code == 400
+    assert "cheap" in text(bad_price) and "is not a number" in text(bad_price)
+    assert "Atlas CRM" in text(bad_price)
+    week = {"plan-0-name": "Team", "plan-0-price": "5", "plan-0-period": "week"}
+    bad_period = web.post_form("/settings/products", dict(PRODUCT_FORM, **week))
+    assert bad_period.status_code == 400 and "the period is one of" in text(bad_period)
     no_name = web.post_form("/settings/products", dict(PRODUCT_FORM, name=""))
     assert no_name.status_code == 400 and "name" in text(no_name)
     assert web.api.get("/api/products").get_json()["products"] == []
@@ -426,8 +434,13 @@ def test_every_settings_form_needs_its_csrf_token(web, make_web):
 # -- the form helpers -----------------------------------------------------------------------
 
 
-def test_plans_and_items_round_trip_through_text():
-    plans = forms.parse_plans("Pro | 49.5 | usd | month | per seat\nBig | contact sales")
+def test_plans_and_items_round_trip_through_the_form():
+    form = {
+        **{"plan-0-name": "Pro", "plan-0-price": "49.5", "plan-0-currency": "usd"},
+        **{"plan-0-period": "month", "plan-0-unit": "per seat", "plan-7-name": "Big"},
+        **{"plan-7-price": "contact sales", "plan-3-name": " ", "plan-3-price": ""},
+    }
+    plans = forms.parse_plan_rows(forms.submitted_rows(form))
     assert plans[0] == {
         "name": "Pro",
         "onRequest": False,
@@ -436,11 +449,22 @@ def test_plans_and_items_round_trip_through_text():
         "period": "month",
         "unit": "per seat",
     }
-    assert plans[1]["onRequest"] is True and plans[1]["currency"] is None
-    stored = [dict(p, price=p["price"]) for p in plans]
-    assert forms.plans_text(stored) == "Pro | 49.5 | USD | month | per seat\nBig | on request"
-    with pytest.raises(Exception, match="at most 5 parts"):
-        forms.parse_plans("a | 1 | b | c | d | e")
+    assert len(plans) == 2 and plans[1]["onRequest"] is True and plans[1]["currency"] is None
+    rows = forms.plan_rows(plans, blanks=1)
+    assert rows[0] == {**form_row("Pro", "49.5", "USD", "month", "per seat")}
+    assert rows[1]["onRequest"] is True and rows[1]["price"] == ""
+    assert rows[2] == forms.blank_row()
     items = forms.parse_items("A: one: two\nB", [{"id": "i1", "name": "a", "evidenceIds": ["e"]}])
     assert items[0] == {"name": "A", "description": "one: two", "id": "i1", "evidenceIds": ["e"]}
     assert forms.items_text([{"name": "B", "description": ""}]) == "B"
+
+
+def form_row(name, price, currency="", period="", unit="", on_request=False):
+    return {
+        "name": name,
+        "price": price,
+        "currency": currency,
+        "period": period,
+        "unit": unit,
+        "onRequest": on_request,
+    }

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ci_service.services import intel, offerings, trees
+from ci_service.services import intel, offerings, people, trees
 from ci_service.services.trees import TreeDocument, TreeSection
 from ci_service.store.db import connection
 from tests.resource_helpers import (
@@ -171,6 +171,9 @@ def seed_workspace(api, tag: str, runner=None) -> Seeded:
     names.append(f"{tag}Alerts")
     seeded.add("connection", _connect_a_client(api, f"{tag}Assistant"))
     names.append(f"{tag}Assistant")
+    with connection():
+        _token, pending = people.invite(ws, f"{tag.lower()}-invitee@example.com", "VIEWER")
+    seeded.add("invite", pending.id)
     return seeded
 
 

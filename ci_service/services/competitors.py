@@ -8,6 +8,7 @@ its ``collect`` job in the same transaction.
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit
 
 import marshmallow as ma
 from marshmallow.validate import Range
@@ -36,12 +37,15 @@ from ci_service.services.fields import (
 )
 from ci_service.services.offerings import delete_competitor_offerings
 from ci_service.services.products import missing_products
+from ci_service.store.analysis import Battlecard, MatrixCell, SolutionCell
 from ci_service.store.competitors import TIERS, Competitor
 from ci_service.store.db import transaction
+from ci_service.store.graph import GraphNode
 from ci_service.store.identity import PLANS
+from ci_service.store.intel import IntelItem
 from ci_service.store.jobs import Job
 from ci_service.store.json_rows import JsonList, JsonText, Key
-from ci_service.store.resources import Deal
+from ci_service.store.resources import Deal, Offering
 from ci_service.timeutil import iso, utcnow
 
 
@@ -246,6 +250,67 @@ def delete_competitor(workspace_id: str, competitor_id: str) -> None:
         ).execute()
         graph_sync.remove_competitor(workspace_id, row.id)
         row.delete_instance()
+
+
+def website_key(url: str) -> str:
+    """What makes two website addresses the same site for people: the host without its
+    case or ``www.``, the port and path (no trailing slash) and the query; the scheme is
+    ignored (``http://WWW.Globex.example/`` is ``https://globex.example``)."""
+    parts = urlsplit((url or "").strip())
+    if not parts.netloc and parts.path and not parts.scheme:
+        parts = urlsplit("//" + parts.path)  # typed without a scheme: "globex.example/x"
+    host = (parts.hostname or "").lower().rstrip(".")
+    host = host.removeprefix("www.")
+    try:
+        port = parts.port
+    except ValueError:
+        port = None
+    if port and port not in (80, 443):
+        host = f"{host}:{port}"
+    key = host + parts.path.rstrip("/")
+    return f"{key}?{parts.query}" if parts.query else key
+
+
+def tracked_website(workspace_id: str, url: str) -> Competitor | None:
+    """The workspace's oldest competitor whose website is ``url`` by ``website_key``, if any:
+    adding the same site twice would crawl it again and give the matrix two columns."""
+    wanted = website_key(url)
+    if not wanted:
+        return None
+    query = (
+        Competitor.select(Competitor.id, Competitor.name, Competitor.website_url)
+        .where(Competitor.workspace == workspace_id)
+        .order_by(Competitor.created_at, Competitor.id)
+    )
+    return next((row for row in query if website_key(row.website_url) == wanted), None)
+
+
+def deletion_summary(workspace_id: str, competitor_id: str) -> dict[str, int]:
+    """What ``delete_competitor`` removes and keeps, counted (404 for a foreign id).
+
+    Removed: intel items, offerings, battlecards, matrix and solution cells, people (graph
+    nodes owned by the competitor). Kept: deals (detached: their competitor becomes
+    empty) and the job history (a job still running fails when it next looks)."""
+    row = get_competitor(workspace_id, competitor_id)
+
+    def count(model, *where) -> int:
+        return model.select().where(model.workspace == workspace_id, *where).count()
+
+    return {
+        "intelItems": count(IntelItem, IntelItem.competitor == row.id),
+        "offerings": count(Offering, Offering.competitor == row.id),
+        "battlecards": count(Battlecard, Battlecard.competitor == row.id),
+        "matrixCells": count(MatrixCell, MatrixCell.competitor == row.id),
+        "solutionCells": count(SolutionCell, SolutionCell.competitor == row.id),
+        "people": count(
+            GraphNode,
+            GraphNode.ref_type == "competitor",
+            GraphNode.ref_id == row.id,
+            GraphNode.label == "PERSON",
+        ),
+        "dealsDetached": count(Deal, Deal.competitor == row.id),
+        "jobsKept": count(Job, Job.competitor_id == row.id),
+    }
 
 
 def current_job(workspace_id: str, competitor_id: str) -> Job | None:

@@ -3,12 +3,21 @@
 Rules (every deal of the workspace, not one page of the list):
 
 - Overall: ``winRate = won / (won + lost)``; None when there is no deal.
-- Per competitor: a LOST deal names the competitor it was lost to (``competitorId``); a WON
-  deal names none (the API forbids it), so a WON deal counts as won against a competitor
-  when one of its arguments names that competitor (its name as a whole word, ignoring
-  case; names shorter than 2 characters are never matched). ``winRate = won / (won +
-  lost)`` over those deals; competitors with no such deal are left out. Sorted by number of
-  deals, then name.
+- Per competitor, over the deals that competitor was in (issue 28: a deal's
+  ``competitorIds``, beyond the contract, lists every competitor in it, a LOST deal's
+  ``competitorId`` first):
+
+  - A WON deal counts as won against each competitor in its ``competitorIds``. A WON deal
+    without any (recorded before the list existed, or left empty) keeps the older rule: won
+    against a competitor when one of its arguments names it (its name as a whole word,
+    ignoring case; names shorter than 2 characters are never matched).
+  - A LOST deal counts as lost against its ``competitorId`` AND against every other
+    competitor in its ``competitorIds``: they were in the deal we lost, so the figure is
+    our win rate in the deals each competitor was in, the same question for WON and LOST.
+    (The loss reasons below still name only the competitor it was lost to.)
+
+  ``winRate = won / (won + lost)`` over those deals; competitors with no such deal are left
+  out. Sorted by number of deals, then name.
 - Top loss reasons: the arguments of LOST deals, compared ignoring case, spacing and
   trailing punctuation, most frequent first (ties: the reason seen first, oldest deal
   first); each with its count and the competitors it was lost to, shown with the wording
@@ -30,13 +39,22 @@ def _rate(won: int, lost: int) -> float | None:
     return won / (won + lost) if won + lost else None
 
 
-def _deals(workspace_id: str) -> list[tuple[str, str | None, list[str]]]:
+DealRow = tuple[str, str | None, list[str], list[str]]  # outcome, competitorId, args, in deal
+
+
+def _deals(workspace_id: str) -> list[DealRow]:
     query = (
-        Deal.select(Deal.outcome, Deal.competitor, Deal.arguments)
+        Deal.select(Deal.outcome, Deal.competitor, Deal.arguments, Deal.competitor_ids)
         .where(Deal.workspace == workspace_id)
         .order_by(Deal.created_at, Deal.id)
     )
-    return [(outcome, cid, list(args or [])) for outcome, cid, args in query.tuples()]
+    rows = []
+    for outcome, cid, args, listed in query.tuples():
+        listed = list(listed or [])
+        if outcome == "LOST" and cid and cid not in listed:
+            listed.insert(0, cid)
+        rows.append((outcome, cid, list(args or []), listed))
+    return rows
 
 
 def _name_pattern(name: str) -> re.Pattern[str] | None:
@@ -60,17 +78,17 @@ def deal_stats(workspace_id: str) -> dict[str, Any]:
         .order_by(Competitor.created_at, Competitor.id)
         .tuples()
     )
-    won = sum(1 for outcome, _, _ in deals if outcome == "WON")
-    lost = sum(1 for outcome, _, _ in deals if outcome == "LOST")
+    won = sum(1 for deal in deals if deal[0] == "WON")
+    lost = sum(1 for deal in deals if deal[0] == "LOST")
     rows = []
     for competitor_id, name in competitors:
         pattern = _name_pattern(name or "")
-        lost_to = sum(1 for o, cid, _ in deals if o == "LOST" and cid == competitor_id)
-        won_against = 0
-        if pattern is not None:
-            won_against = sum(
-                1 for o, _, args in deals if o == "WON" and any(pattern.search(a) for a in args)
-            )
+        lost_to = sum(1 for o, _, _, listed in deals if o == "LOST" and competitor_id in listed)
+        won_against = sum(
+            1
+            for o, _, args, listed in deals
+            if o == "WON" and _won_against(competitor_id, pattern, args, listed)
+        )
         if won_against + lost_to:
             rows.append(
                 {
@@ -90,11 +108,17 @@ def deal_stats(workspace_id: str) -> dict[str, Any]:
     }
 
 
-def loss_reasons(
-    deals: list[tuple[str, str | None, list[str]]], limit: int = TOP_REASONS
-) -> list[dict[str, Any]]:
+def _won_against(
+    competitor_id: str, pattern: re.Pattern[str] | None, arguments: list[str], listed: list[str]
+) -> bool:
+    if listed:
+        return competitor_id in listed
+    return pattern is not None and any(pattern.search(a) for a in arguments)
+
+
+def loss_reasons(deals: list[DealRow], limit: int = TOP_REASONS) -> list[dict[str, Any]]:
     counted: dict[str, dict[str, Any]] = {}
-    for outcome, competitor_id, arguments in deals:
+    for outcome, competitor_id, arguments, _ in deals:
         if outcome != "LOST":
             continue
         seen: set[str] = set()  # a deal counts once per reason

@@ -14,8 +14,9 @@ Linking decisions (the spec names the labels, not every rule):
   of ours (shared ``relevantProductIds``); one edge per pair, from the older competitor.
 - A deal is a DEAL node with one ARGUMENT node per argument (HAS_ARGUMENT), an edge
   FOR_PROSPECT to the prospect company (an ORGANIZATION node shared by deals with the same
-  prospect name, case-insensitive) and, when it names one, AGAINST_COMPETITOR to the
-  competitor's node. A prospect no deal refers to any more is removed.
+  prospect name, case-insensitive) and AGAINST_COMPETITOR to the node of each competitor in
+  the deal (its ``competitorIds``, the LOST deal's competitor among them; issue 28). A
+  prospect no deal refers to any more is removed.
 """
 
 from __future__ import annotations
@@ -162,19 +163,25 @@ def sync_competes_with(workspace_id: str) -> None:
         )
 
 
-def sync_deal(deal: Deal, competitor: Competitor | None = None) -> None:
+def sync_deal(deal: Deal, competitors: list[Competitor] | None = None) -> None:
     """The deal's nodes and edges, in a handful of statements (issue 16): one SELECT of
     every node it touches (by key, and the nodes the deal owns), one upsert of the nodes
     that are new or changed, one insert of the edges. Only an update of a deal already in
     the graph reads the deal's edges and deletes stale ones (another prospect or
     competitor), the nodes of arguments it no longer has and the prospects that lost
-    their last deal. ``competitor`` is the deal's competitor row when the caller has
-    read it already."""
+    their last deal. ``competitors``: the rows of the deal's ``competitor_ids`` when the
+    caller has read them already (id and name are all this needs)."""
     ws = deal.workspace_id
-    if not deal.competitor_id:
-        competitor = None
-    elif competitor is None or competitor.id != deal.competitor_id:
-        competitor = Competitor.get_by_id(deal.competitor_id)
+    ids = list(deal.competitor_ids or [])
+    if deal.competitor_id and deal.competitor_id not in ids:
+        ids.insert(0, deal.competitor_id)  # a row written before the list existed
+    given = {c.id: c for c in competitors or []}
+    if any(cid not in given for cid in ids):
+        read = Competitor.select(Competitor.id, Competitor.name).where(
+            Competitor.workspace == ws, Competitor.id.in_(ids)
+        )
+        given.update({c.id: c for c in read})
+    against_rows = [given[cid] for cid in ids if cid in given]
     deal_key = _key("DEAL", deal.id)
     prospect_name = deal.prospect_company_name.strip()
     prospect_key = _key("PROSPECT", prospect_name.casefold())
@@ -184,8 +191,7 @@ def sync_deal(deal: Deal, competitor: Competitor | None = None) -> None:
         ),
         graph.NodeSpec("ORGANIZATION", prospect_key, prospect_name, "prospect"),
     ]
-    if competitor is not None:
-        specs.append(_competitor_spec(competitor))
+    specs += [_competitor_spec(c) for c in against_rows]
     argument_keys = [_key("ARGUMENT", f"{deal.id}:{i}") for i in range(len(deal.arguments or []))]
     specs += [
         graph.NodeSpec("ARGUMENT", key, argument, "deal", deal.id)
@@ -195,13 +201,11 @@ def sync_deal(deal: Deal, competitor: Competitor | None = None) -> None:
     in_graph = deal_key in found
     nodes = graph.upsert_nodes(ws, specs, existing=found)
     node, prospect = nodes[deal_key], nodes[prospect_key]
-    against = nodes[_key("COMPETITOR", competitor.id)] if competitor is not None else None
+    against = [nodes[_key("COMPETITOR", c.id)] for c in against_rows]
 
     dropped_prospects: list[str] = []
     if in_graph:
-        keep = {"FOR_PROSPECT": {prospect.id}, "AGAINST_COMPETITOR": set()}
-        if against is not None:
-            keep["AGAINST_COMPETITOR"].add(against.id)
+        keep = {"FOR_PROSPECT": {prospect.id}, "AGAINST_COMPETITOR": {n.id for n in against}}
         edges = GraphEdge.select(GraphEdge.id, GraphEdge.target, GraphEdge.label).where(
             GraphEdge.workspace == ws,
             GraphEdge.source == node.id,
@@ -215,8 +219,7 @@ def sync_deal(deal: Deal, competitor: Competitor | None = None) -> None:
     org = found.get(ORG_KEY)
     edges = [(org, node, "HAS_DEAL")] if org is not None else []
     edges.append((node, prospect, "FOR_PROSPECT"))
-    if against is not None:
-        edges.append((node, against, "AGAINST_COMPETITOR"))
+    edges += [(node, target, "AGAINST_COMPETITOR") for target in against]
     edges += [(node, nodes[key], "HAS_ARGUMENT") for key in argument_keys]
     graph.link_many(ws, edges)
 

@@ -9,6 +9,10 @@ first: ``product`` (a competitor's offering created), ``price`` (an entry of an 
 ``pricingChanges``), ``news`` (a NEWS intel item) and ``page`` (an intel item that follows
 an earlier version, with its ``changes``). Each kind is one query, whatever the number of
 competitors.
+
+``competitor_page`` gathers one tab of the competitor page (``TABS``, the summary first);
+the news and the intel timeline are ordered by the date the page states and paged here
+(``PAGE_SIZE`` a page), so templates only show what they are given.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from peewee import SQL
+from peewee import SQL, fn
 
 from ci_service.errors import ValidationFailed
 from ci_service.jobs.registry import REGISTRY
@@ -31,8 +35,12 @@ from ci_service.store.resources import Offering
 from ci_service.timeutil import iso, parse_datetime
 
 CHANGES_SHOWN = 20
-TIMELINE_SHOWN = 100
-NEWS_SHOWN = 50
+PAGE_SIZE = 20  # intel timeline and news entries per page of the competitor page
+SUMMARY_NEWS = 5  # the latest news on the competitor page's summary
+SUMMARY_PEOPLE = 6
+JOBS_SHOWN = 20
+# The competitor page's tabs (``?tab=``), the summary first and by default.
+TABS = ("summary", "products", "intel", "people", "news", "deals", "battlecards", "jobs")
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 # The intel columns a change line needs (an item's content can be 100,000 characters).
@@ -197,53 +205,126 @@ def competitor_offerings(workspace_id: str, competitor_id: str) -> list[dict[str
 
 def competitor_people(workspace_id: str, competitor_id: str) -> list[dict[str, Any]]:
     """The competitor's PERSON graph nodes, in the knowledge graph's node ``data`` shape
-    (name, title, founder, evidenceIds, quotes)."""
-    query = (
-        GraphNode.select()
-        .where(
-            GraphNode.workspace == workspace_id,
-            GraphNode.label == "PERSON",
-            GraphNode.ref_type == "competitor",
-            GraphNode.ref_id == competitor_id,
-        )
-        .order_by(GraphNode.name, GraphNode.id)
+    (name, title, founder, evidenceIds, quotes); founders first, then by name."""
+    query = GraphNode.select().where(
+        GraphNode.workspace == workspace_id,
+        GraphNode.label == "PERSON",
+        GraphNode.ref_type == "competitor",
+        GraphNode.ref_id == competitor_id,
     )
-    return [graph_node_data(node) for node in query]
+    people = [graph_node_data(node) for node in query.order_by(GraphNode.name, GraphNode.id)]
+    return sorted(people, key=lambda person: not person.get("founder"))
 
 
-def competitor_news(workspace_id: str, competitor_id: str) -> list[dict[str, Any]]:
-    query = (
-        IntelItem.select()
-        .where(
-            IntelItem.workspace == workspace_id,
-            IntelItem.competitor == competitor_id,
-            IntelItem.source_type == "NEWS",
-        )
-        # Newest by the date the page states: a collect stores a site's news newest first,
-        # so the newest stored item is the oldest post.
-        .order_by(IntelItem.published_at.desc(nulls="LAST"), IntelItem.seq.desc())
-        .limit(NEWS_SHOWN)
-    )
-    return [intel.intel_to_dict(item) for item in query]
+def page_number(value: Any) -> int:
+    """``?page=`` as a whole number from 1 (absent: 1); a clear 400 otherwise."""
+    if value in (None, ""):
+        return 1
+    text = str(value).strip()
+    if not text.isdigit() or int(text) < 1:
+        raise ValidationFailed.field("page", "must be a whole number from 1")
+    return int(text)
 
 
-def competitor_page(workspace_id: str, competitor_id: str) -> dict[str, Any]:
-    """Everything the competitor page shows; 404 for a competitor not in the workspace."""
-    row = competitors.get_competitor(workspace_id, competitor_id)
-    own = offerings.list_offerings(workspace_id, own_only=True)
-    product_names = {p.id: p.name for p in own}
-    cards = battlecards.list_battlecards(workspace_id, competitor_id=row.id)
-    timeline = intel.list_intel(workspace_id, competitor_id=row.id, limit=TIMELINE_SHOWN)
+def _paged(query: Any, page: int, per_page: int = PAGE_SIZE) -> dict[str, Any]:
+    """One page of ``query`` (already ordered): items as REST shows intel items, the page,
+    the number of pages (at least 1) and the total. A page past the last is a 400 naming
+    the last, not an empty list that looks like "nothing collected"."""
+    total = query.count()
+    pages = max(1, -(-total // per_page))
+    if page > pages:
+        raise ValidationFailed.field("page", f"there are {pages} page(s); {page} is past the last")
+    rows = query.limit(per_page).offset((page - 1) * per_page)
     return {
+        "items": [intel.intel_to_dict(item) for item in rows],
+        "page": page,
+        "pages": pages,
+        "total": total,
+    }
+
+
+def _competitor_items(workspace_id: str, competitor_id: str) -> Any:
+    return IntelItem.select().where(
+        IntelItem.workspace == workspace_id, IntelItem.competitor == competitor_id
+    )
+
+
+def competitor_news(
+    workspace_id: str, competitor_id: str, page: int = 1, per_page: int = PAGE_SIZE
+) -> dict[str, Any]:
+    """The competitor's news and press items (``NEWS``, not changed pages), newest first by
+    the date the item states; items without a stated date last, newest collected first.
+    A collect stores a site's news newest first, so the newest stored item is the oldest
+    post: the stored order is no guide."""
+    query = (
+        _competitor_items(workspace_id, competitor_id)
+        .where(IntelItem.source_type == "NEWS")
+        .order_by(IntelItem.published_at.desc(nulls="LAST"), IntelItem.seq.desc())
+    )
+    return _paged(query, page, per_page)
+
+
+def competitor_timeline(
+    workspace_id: str, competitor_id: str, page: int = 1, per_page: int = PAGE_SIZE
+) -> dict[str, Any]:
+    """Every intel item of the competitor, newest first by the date shown beside it: the
+    date the page states when it states one, else when it was collected."""
+    shown = fn.COALESCE(IntelItem.published_at, IntelItem.created_at)
+    query = _competitor_items(workspace_id, competitor_id).order_by(
+        shown.desc(), IntelItem.seq.desc()
+    )
+    return _paged(query, page, per_page)
+
+
+def competitor_page(
+    workspace_id: str, competitor_id: str, tab: str | None = None, page: Any = None
+) -> dict[str, Any]:
+    """What the competitor page shows on ``tab`` (default the summary): the competitor and
+    its running jobs on every tab, then the tab's own records; list tabs are paged.
+    404 for a competitor not in the workspace (before the tab and page are read, so a
+    foreign id is the same 404 whatever the query); 400 for an unknown tab or a bad page."""
+    row = competitors.get_competitor(workspace_id, competitor_id)
+    tab = tab or "summary"
+    if tab not in TABS:
+        raise ValidationFailed.field("tab", f"must be one of {', '.join(TABS)}")
+    number = page_number(page)
+    own = offerings.list_offerings(workspace_id, own_only=True)
+    cards = battlecards.list_battlecards(workspace_id, competitor_id=row.id)
+    against = deals.list_deals(workspace_id, row.id)
+    items = _competitor_items(workspace_id, row.id)
+    data: dict[str, Any] = {
+        "tab": tab,
         "competitor": competitors.competitor_to_dict(row),
         "currentJob": competitors.job_summary(competitors.current_job(workspace_id, row.id)),
-        "offerings": competitor_offerings(workspace_id, row.id),
-        "timeline": [intel.intel_to_dict(item) for item in timeline],
-        "people": competitor_people(workspace_id, row.id),
-        "news": competitor_news(workspace_id, row.id),
-        "deals": [deals.deal_to_dict(d) for d in deals.list_deals(workspace_id, row.id)],
-        "battlecards": [battlecards.battlecard_to_dict(c) for c in cards],
-        "products": [{"id": p.id, "name": p.name} for p in own],
-        "productNames": product_names,
         "jobs": running_jobs(workspace_id, row.id),
+        "products": [{"id": p.id, "name": p.name} for p in own],
+        "productNames": {p.id: p.name for p in own},
+        # Newest first: the summary links the latest card.
+        "battlecards": [battlecards.battlecard_to_dict(c) for c in reversed(cards)],
+        "deals": [deals.deal_to_dict(d) for d in against],
+        # How many entries the list tabs hold (in the tabs' labels).
+        "counts": {
+            "intel": items.count(),
+            "news": items.where(IntelItem.source_type == "NEWS").count(),
+        },
     }
+    if tab in ("summary", "products"):
+        data["offerings"] = competitor_offerings(workspace_id, row.id)
+        # Every plan of every offering, for the summary's one pricing table.
+        data["plans"] = [
+            {**plan, "offeringName": o["name"]}
+            for o in data["offerings"]
+            for plan in o.get("pricing") or []
+        ]
+    if tab in ("summary", "people"):
+        data["people"] = competitor_people(workspace_id, row.id)
+    if tab == "summary":
+        data["news"] = competitor_news(workspace_id, row.id, 1, SUMMARY_NEWS)
+    elif tab == "news":
+        data["news"] = competitor_news(workspace_id, row.id, number)
+    elif tab == "intel":
+        data["timeline"] = competitor_timeline(workspace_id, row.id, number)
+    elif tab == "jobs":
+        listed = jobs.list_jobs(workspace_id, competitor_id=row.id, limit=JOBS_SHOWN)
+        data["allJobs"] = [jobs.job_to_dict(j) for j in listed]
+    return data

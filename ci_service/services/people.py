@@ -20,6 +20,7 @@ Rules:
   connected, which they disconnect under Settings > Connected apps.
 - Invites are one-time links valid ``INVITE_LIFETIME``: accepting one sets the password (or,
   when the person already has one, checks it) and adds them to the workspace with the role.
+  A pending invite can be revoked (deleted); its link then opens the "not valid" page.
 """
 
 from __future__ import annotations
@@ -220,6 +221,44 @@ def invite(workspace_id: str, email: Any, role: Any, lifetime: timedelta = INVIT
             expires_at=utcnow() + lifetime,
         )
     return token, row
+
+
+def list_pending_invites(workspace_id: str) -> list[dict[str, Any]]:
+    """The workspace's invites not used yet and not expired, newest first. Only a hash of
+    each link's token is stored, so the links themselves cannot be listed."""
+    rows = Invite.select().where(
+        (Invite.workspace == workspace_id)
+        & Invite.used_at.is_null()
+        & (Invite.expires_at > utcnow())
+    )
+    return [
+        {
+            "id": row.id,
+            "email": row.email,
+            "role": row.role,
+            "createdAt": iso(row.created_at),
+            "expiresAt": iso(row.expires_at),
+        }
+        for row in rows.order_by(Invite.created_at.desc(), Invite.id)
+    ]
+
+
+def pending_invite(workspace_id: str, invite_id: str) -> Invite:
+    """A pending invite of the workspace; 404 for another workspace's, a used or an
+    unknown one."""
+    row = Invite.get_or_none((Invite.id == invite_id) & (Invite.workspace == workspace_id))
+    if row is None or row.used_at is not None:
+        raise NotFound("Invite not found")
+    return row
+
+
+def revoke_invite(workspace_id: str, invite_id: str) -> Invite:
+    """Delete a pending invite: its link then opens the "not valid" page. Returns the
+    deleted row (its e-mail address and role, for a new link)."""
+    with transaction():
+        row = pending_invite(workspace_id, invite_id)
+        row.delete_instance()
+    return row
 
 
 def open_invite(token: str) -> Invite:

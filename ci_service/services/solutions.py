@@ -129,6 +129,50 @@ def delete_solution(workspace_id: str, solution_id: str) -> None:
         row.delete_instance()
 
 
+def mappable_categories(workspace_id: str) -> list[dict[str, Any]]:
+    """What a solution can map, per product of ours (oldest first): ``{id, name,
+    categories: [{id, name}]}``. A product's categories are its own, then those the matrix
+    scored for it (a competitor's, by name), else the default categories the matrix scores
+    when neither has any: the (productId, categoryId) pairs that can have matrix cells."""
+    from ci_service.services import scoring
+    from ci_service.store.analysis import MatrixCell
+    from ci_service.store.resources import Offering
+
+    products = list(
+        Offering.select()
+        .where(Offering.workspace == workspace_id, Offering.competitor.is_null())
+        .order_by(Offering.created_at, Offering.id)
+    )
+    scored: dict[str, dict[str, str]] = {}
+    if products:
+        query = (
+            MatrixCell.select(MatrixCell.product, MatrixCell.category_id, MatrixCell.category_name)
+            .where(MatrixCell.workspace == workspace_id)
+            .distinct()
+        )
+        for cell in query:
+            scored.setdefault(cell.product_id, {}).setdefault(cell.category_id, cell.category_name)
+    out = []
+    for product in products:
+        categories: dict[str, str] = {}
+        for item in product.categories or []:
+            if isinstance(item, dict) and item.get("id") and item.get("name"):
+                categories.setdefault(str(item["id"]), str(item["name"]))
+        cells = scored.get(product.id, {})
+        for cid, name in sorted(cells.items(), key=lambda pair: pair[1].lower()):
+            categories.setdefault(cid, name)
+        if not categories:
+            categories = {c["id"]: c["name"] for c in scoring.default_categories()}
+        out.append(
+            {
+                "id": product.id,
+                "name": product.name,
+                "categories": [{"id": k, "name": v} for k, v in categories.items()],
+            }
+        )
+    return out
+
+
 def solution_to_dict(row: Solution) -> dict[str, Any]:
     return {
         "id": row.id,

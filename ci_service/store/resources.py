@@ -51,6 +51,9 @@ class Deal(BaseModel):
     decision_date = CharField(max_length=10, null=True)  # YYYY-MM-DD
     deal_size = CharField(max_length=200, null=True)
     arguments = JSONField(default=list)
+    # Beyond the contract (issue 28): every competitor in the deal, the LOST one first;
+    # for a WON deal, whom we beat (services/deals.py keeps it in step, deal_stats uses it).
+    competitor_ids = JSONField(default=list)
     created_by_user_id = CharField(max_length=64, null=True)
     created_at = UTCDateTimeField(default=utcnow, index=True)
     updated_at = UTCDateTimeField(default=utcnow)

@@ -201,3 +201,18 @@ def add_matrix_cell_features(db):
     from ci_service.store.base import JSONField
 
     add_column_if_missing(db, "matrix_cell", "features", JSONField(null=True))
+
+
+@migration("0021_deal_competitors")
+def add_deal_competitors(db):
+    # Issue 28: every competitor in a deal (beyond the contract: a WON deal can name whom we
+    # beat). One ALTER with a literal default (see add_column_if_missing), then a LOST
+    # deal's competitor becomes its list's first entry, as services/deals.py writes it.
+    from ci_service.store.db import is_postgres
+
+    add_column_if_missing(db, "deal", "competitor_ids", JSONField(default="[]"))
+    array = "jsonb_build_array" if is_postgres(db) else "json_array"
+    db.execute_sql(
+        f"UPDATE deal SET competitor_ids = {array}(competitor_id) "
+        "WHERE competitor_id IS NOT NULL AND outcome = 'LOST'"
+    )

@@ -18,7 +18,7 @@ import re
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import httpx
@@ -112,6 +112,17 @@ class Live:
             stdin=self.password + "\n",
         )
 
+    def own_workspace(self, name: str, email: str) -> Live:
+        """A new ENTERPRISE workspace ``name`` with ``email`` as its OWNER (password
+        ``PASSWORD``): this app, acting with a key of that OWNER. For tests whose pages
+        must show their own records only."""
+        self.cli("workspaces", "create", name, "--plan", "ENTERPRISE")
+        other = replace(self, workspace=name, owner=email)
+        other.add_person(email, "OWNER")
+        out = other.cli("keys", "create", "--workspace", name, "--name", "tests", "--email", email)
+        other.key = out.strip().splitlines()[-1]
+        return other
+
     def invite(self, email: str, role: str) -> str:
         """A one-time invite link (the CLI prints it as its last line)."""
         out = self.cli(
@@ -177,9 +188,15 @@ class Tab:
         self.dialogs: list[str] = []
         self.errors: list[str] = []
         self.console: list[str] = []
+        self.console_errors: list[str] = []  # console.error and failed loads (a 404 asset)
         page.on("dialog", self._dialog)
         page.on("pageerror", lambda error: self.errors.append(str(error)))
-        page.on("console", lambda message: self.console.append(message.text))
+        page.on("console", self._console)
+
+    def _console(self, message) -> None:
+        self.console.append(message.text)
+        if message.type == "error":
+            self.console_errors.append(f"{message.text} ({message.location.get('url', '')})")
 
     def _dialog(self, dialog) -> None:
         self.dialogs.append(dialog.message)
@@ -198,8 +215,41 @@ class Tab:
             self.page.get_by_role("button", name="Sign in").click()
 
     def sign_out(self) -> None:
+        menu = self.page.locator("header.top .menu-toggle")
+        if menu.is_visible() and menu.get_attribute("aria-expanded") != "true":
+            menu.click()  # on a phone the header's links and Sign out are behind Menu
         with self.page.expect_navigation():
             self.page.get_by_role("button", name="Sign out").click()
+
+
+SEVERE = ("serious", "critical")
+
+
+def axe_violations(target) -> list[str]:
+    """Run axe-core (``axe-playwright-python``'s bundled copy) on the page as it is now; its
+    serious and critical violations, one line each: rule id, impact, the elements' selectors.
+    Injected through the DevTools protocol, so the page's CSP does not block it."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    page = getattr(target, "page", target)
+    results = Axe().run(page, options={"resultTypes": ["violations"]})
+    found = []
+    for violation in results.response["violations"]:
+        if violation.get("impact") not in SEVERE:
+            continue
+        targets = [" ".join(map(str, node["target"])) for node in violation["nodes"]]
+        found.append(
+            f"{violation['id']} ({violation['impact']}): {violation['help']} -> "
+            + "; ".join(targets[:6])
+            + (f" (+{len(targets) - 6} more)" if len(targets) > 6 else "")
+        )
+    return found
+
+
+@pytest.fixture
+def axe():
+    """``axe(tab)``: the page's serious/critical axe-core violations (empty when clean)."""
+    return axe_violations
 
 
 @pytest.fixture

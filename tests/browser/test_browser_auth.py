@@ -76,7 +76,7 @@ def test_an_invite_made_on_the_users_page(signed_in, browser, live, shot):
     finally:
         other.close()
     signed_in.go("/settings/users")
-    assert email in page.locator("table").inner_text()
+    assert email in page.locator("table.people").inner_text()
 
 
 def _write_controls(page) -> list[str]:

@@ -10,6 +10,7 @@ The rows are written straight into the live server's database, as the services s
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from ci_service.services import intel, offerings
 from ci_service.store.analysis import Battlecard, MatrixCell
@@ -17,7 +18,6 @@ from ci_service.store.competitors import Competitor
 from ci_service.store.db import close_database, connection, open_database, transaction
 from ci_service.store.identity import Workspace
 from ci_service.timeutil import utcnow
-from tests.browser.conftest import PASSWORD
 
 WORKSPACE = "claims"
 EMAIL = "owner@claims.example"
@@ -205,12 +205,7 @@ def seed(database: str) -> dict[str, str]:
 
 @pytest.fixture(scope="module")
 def claims(live):
-    live.cli("workspaces", "create", WORKSPACE, "--plan", "ENTERPRISE")
-    live.cli(
-        *("users", "create", "--workspace", WORKSPACE, "--email", EMAIL),
-        *("--role", "OWNER", "--password-stdin"),
-        stdin=PASSWORD + "\n",
-    )
+    live.own_workspace(WORKSPACE, EMAIL)
     return seed(live.database)
 
 
@@ -301,21 +296,28 @@ def test_battlecard_items_show_their_claims(owner, claims, shot):
     page = owner.page
     owner.go(f"/battlecards/{claims['card']}")
     win = page.locator("#whyWeWin-0")
-    assert win.locator(".badge.bc-they-lack").inner_text() == "They lack it"
-    assert "Feature: Self-hosting" in win.locator(".bc-state").inner_text()
-    assert READ in win.locator(".bc-read").inner_text()
+    # on the line: where they stand; behind the item's disclosure: the claim's details
+    assert win.locator(".bc-line .badge.bc-they-lack").inner_text() == "They lack it"
+    win.locator("details.bc-evidence > summary").click()
+    expect(win.locator(".bc-feature")).to_have_text("Feature: Self-hosting")
+    expect(win.locator(".bc-read")).to_contain_text(READ)
     pages = win.locator("details.bc-pages")
     pages.locator("summary").click()
     assert pages.get_by_role("link", name="Northwind pricing").is_visible()
     assert page.locator("#whyWeLose-0 .badge").inner_text() == "We lack it"
     objection = page.locator("#objections-0")
     assert objection.locator(".badge").inner_text() == "They have it"
+    objection.locator("details.bc-evidence > summary").click()
     pair = objection.locator(".bc-matched li").first
+    expect(pair).to_be_visible()
     assert "REST connectors" in pair.inner_text() and "REST API data sources" in pair.inner_text()
     assert pair.locator("blockquote").inner_text() == f"“{SENTENCES['rest']}”"
     assert "#:~:text=" in pair.get_by_role("link").get_attribute("href")
     soon = page.locator("#talkingPoints-0")
     assert soon.locator(".badge").inner_text() == "Coming soon"
-    assert "Self-host Pro plan" in soon.locator(".bc-matched").inner_text()
+    soon.locator("details.bc-evidence > summary").click()
+    expect(soon.locator(".bc-matched")).to_contain_text("Self-host Pro plan")
+    assert "Matches at" in soon.inner_text()
+    page.evaluate("window.scrollTo(0, 0)")  # the header sticks where the page was scrolled
     shot(owner, "battlecard-claims")
     assert owner.errors == [] and owner.dialogs == []

@@ -61,7 +61,7 @@ def test_add_a_competitor_and_watch_its_job_finish(signed_in, northwind, shot):
         page.wait_for_timeout(500)
         page.reload()
     assert "Lisbon" in page.locator("main").inner_text()  # the profile read from the site
-    shot(signed_in, "competitor")
+    shot(signed_in, "competitor-northwind")
     signed_in.go("/")
     assert name in page.locator("table.competitors").inner_text()
     shot(signed_in, "home")
@@ -101,5 +101,5 @@ def test_the_graph_draws_and_a_click_shows_neighbours(signed_in, live, northwind
     page.locator("#graph-canvas").click()
     assert panel.locator("h2").inner_text() == name
     assert panel.locator("ul.neighbours li").count() >= 1
-    shot(signed_in, "graph")
+    shot(signed_in, "graph-northwind")
     assert signed_in.errors == []

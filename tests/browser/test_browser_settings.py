@@ -24,20 +24,25 @@ def test_profile_and_product_forms(signed_in, live, shot):
     form.get_by_label("Name", exact=True).fill(name)
     form.get_by_label("Features").fill("SSO: SAML and OIDC\nAudit log")
     form.get_by_label("Categories").fill("CRM")
-    form.get_by_label("Pricing plans").fill("Team | 49 | USD | month | per user")
+    plan = form.locator(".plan-row").first
+    plan.get_by_label("Plan name").fill("Team")
+    plan.get_by_label("Price").fill("49")
+    plan.get_by_label("Currency").fill("USD")
+    plan.get_by_label("Period").select_option("month")
+    plan.get_by_label("Unit").fill("per user")
     with page.expect_navigation():
         form.get_by_role("button", name="Add the product").click()
     assert page.locator("h1").inner_text() == name
     assert "USD 49" in page.locator("main table").inner_text()
-    page.get_by_label("Pricing plans").fill("Team | 49 | USD | fortnight")
+    page.locator(".plan-row").first.get_by_label("Price").fill("49 a fortnight")
     with page.expect_navigation():
         page.get_by_role("button", name="Save the product").click()
-    assert "period" in page.get_by_role("alert").inner_text()  # shown again, with the message
+    assert "not a number" in page.get_by_role("alert").inner_text()  # shown again, with why
     shot(signed_in, "settings-product")
     products = live.api("GET", "/api/products").json()["products"]
     stored = next(p for p in products if p["name"] == name)
     assert [f["name"] for f in stored["features"]] == ["SSO", "Audit log"]
-    assert stored["pricing"][0]["period"] == "month"  # the bad edit changed nothing
+    assert stored["pricing"][0]["price"] == 49  # the bad edit changed nothing
     assert not signed_in.errors
 
 

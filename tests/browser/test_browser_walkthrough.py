@@ -57,7 +57,12 @@ def test_a_new_person_goes_from_invite_to_battlecard_matrix_and_graph(
     form.get_by_label("Features").fill(
         "Single sign-on: SAML and OIDC\nAudit logs: every change kept\nSLA management: timers"
     )
-    form.get_by_label("Pricing plans").fill("Team | 29 | USD | month | per agent")
+    plan = form.locator(".plan-row").first  # pricing is a row of inputs a plan (issue 28)
+    plan.get_by_label("Plan name").fill("Team")
+    plan.get_by_label("Price").fill("29")
+    plan.get_by_label("Currency").fill("USD")
+    plan.get_by_label("Period").select_option("month")
+    plan.get_by_label("Unit").fill("per agent")
     with page.expect_navigation():
         form.get_by_role("button", name="Add the product").click()
     assert product in page.locator("main").inner_text()
@@ -80,9 +85,9 @@ def test_a_new_person_goes_from_invite_to_battlecard_matrix_and_graph(
     tab.go("/")
     assert competitor in page.locator("main").inner_text()
     shot(tab, "walkthrough-home")
-    tab.go(competitor_url.removeprefix(live.url))
-
-    # 5. The battlecard the analysis wrote, and one item's evidence, one click away.
+    # 5. The battlecard the analysis wrote (the competitor page's Battlecards tab), and one
+    # item's evidence, one click away.
+    tab.go(competitor_url.removeprefix(live.url) + "?tab=battlecards")
     battlecards = page.locator("#battlecards a[href^='/battlecards/']")
     wait_until(page, lambda: battlecards.count() > 0, "the battlecard")
     with page.expect_navigation():

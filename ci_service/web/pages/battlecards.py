@@ -1,6 +1,7 @@
-"""Battlecard page: the card's sections with each item's evidence one click away, hand edits
-(EDITOR+), copy as Markdown, a print / PDF layout, regeneration with live status and the
-Markdown/HTML download. Everything comes from the services REST uses:
+"""Battlecard page: one tile per section (the kill shot first, then a grid of short titled
+lists, one claim a line), each item's evidence behind its own disclosure, hand edits a tile
+at a time (EDITOR+), copy as Markdown, a print / PDF layout, regeneration with live status
+and the Markdown/HTML download. Everything comes from the services REST uses:
 ``battlecard_export.card_view`` (the REST dict with the evidence), ``battlecard_edits`` and
 ``battlecards.start_generation``.
 
@@ -20,6 +21,7 @@ from ci_service.errors import ValidationFailed
 from ci_service.services import battlecard_edits, battlecard_export, battlecards
 from ci_service.services.auth import WRITE
 from ci_service.services.battlecard_export import short_url
+from ci_service.store.db import transaction
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import can, page, principal, render
 from ci_service.web.pages.matrix import cited, quote_ids, records_for, text_of
@@ -36,6 +38,8 @@ STATES = {
     "WE_LACK": "We lack it",
 }
 CLAIM_SECTIONS = ("whyWeWin", "whyWeLose", "objections", "talkingPoints")
+# The tile headings where the page says more than the export's section names.
+TILE_HEADINGS = {"objections": "Objections and answers"}
 
 
 def _entries(content: dict[str, Any], key: str) -> list[Any]:
@@ -104,6 +108,11 @@ def with_claims(workspace_id: str, view: dict[str, Any], sections: list[dict[str
             index = item.get("index")
             entry = entries[index] if isinstance(index, int) and index < len(entries) else None
             item["claim"] = claim_of(entry, records)
+            # a quote already shown under a matched pair is not repeated below it
+            paired = {
+                q["quote"] for m in (item["claim"] or {}).get("matched", []) for q in m["quotes"]
+            }
+            item["ownQuotes"] = [q for q in item["quotes"] if q["quote"].strip() not in paired]
 
 
 def _show(battlecard_id: str, status: int = 200, error: str | None = None, failed=None):
@@ -111,19 +120,30 @@ def _show(battlecard_id: str, status: int = 200, error: str | None = None, faile
     view = battlecard_export.card_view(ws, battlecard_id)
     sections = battlecard_export.sections(view)
     with_claims(ws, view, sections)
+    for section in sections:
+        section["heading"] = TILE_HEADINGS.get(section["key"], section["heading"])
+    failed = failed or {}
+    # The tile open for editing: the one whose save failed, else ?edit= (the Edit control
+    # without JavaScript is a link to it).
+    editing = failed.get("section") or request.args.get("edit", "")
     return render(
         "battlecard.html",
         status,
         view=view,
         card=view["battlecard"],
         heading=battlecard_export.title_of(view),
-        sections=sections,
+        kill=next(s for s in sections if s["key"] == "killShot"),
+        # empty tiles last: what a seller can use comes first
+        tiles=sorted(
+            (s for s in sections if s["key"] != "killShot"), key=lambda s: not s["entries"]
+        ),
         markdown=battlecard_export.to_markdown(view),
         fields_of=battlecard_edits.allowed_fields,
         modes=MODES,
         editable=can(WRITE),
+        editing=editing if can(WRITE) else "",
         error=error,
-        failed=failed or {},
+        failed=failed,
     )
 
 
@@ -141,21 +161,65 @@ def battlecard_status(battlecard_id):
     return {"battlecard": battlecards.battlecard_to_dict(row)}
 
 
+def _same(value: Any, current: Any) -> bool:
+    """A field sent back as shown: equal but for whitespace (a textarea sends CRLF)."""
+    return " ".join(str(value).split()) == " ".join(str(current or "").split())
+
+
+def _current(content: dict[str, Any], section: str, index: str) -> Any:
+    if section in battlecard_edits.TEXT_SECTIONS:
+        return content.get(section)
+    items = content.get(section)
+    if isinstance(items, list) and index.isdigit() and int(index) < len(items):
+        return items[int(index)]
+    return None
+
+
+def _value_of(item: Any, name: str) -> Any:
+    return item.get(name) if isinstance(item, dict) else item
+
+
 @bp.route("/battlecards/<battlecard_id>/edit", methods=["POST"])
 @page(WRITE)
 def battlecard_edit(battlecard_id):
+    """Save a tile's edits: ``section``, one ``index`` per item and its fields as
+    ``<field>-<index>`` (a single item may send plain ``<field>`` names). Items sent as
+    shown are skipped; the rest go through ``battlecard_edits.edit_item`` (the one service
+    every hand edit goes through), all or none (one transaction)."""
+    ws, user = principal().workspace_id, principal().user_id
     section = request.form.get("section", "")
-    index = request.form.get("index", "")
+    indexes = request.form.getlist("index") or [""]
     known = battlecard_edits.allowed_fields(section) if section in battlecard_edits.SECTIONS else ()
-    fields = {name: request.form[name] for name in known if name in request.form}
+    sent = {}
+    for index in indexes:
+        sent[index] = {
+            name: request.form.get(f"{name}-{index}", request.form.get(name))
+            for name in known
+            if f"{name}-{index}" in request.form or (len(indexes) == 1 and name in request.form)
+        }
+    content = battlecards.get_battlecard(ws, battlecard_id).content or {}
     try:
-        battlecard_edits.edit_item(
-            principal().workspace_id, battlecard_id, section, index, fields, principal().user_id
-        )
+        with transaction():
+            for position, (index, fields) in enumerate(sent.items(), start=1):
+                current = _current(content, section, index)
+                changed = {
+                    name: value
+                    for name, value in fields.items()
+                    if current is None or not _same(value, _value_of(current, name))
+                }
+                if not changed and fields:
+                    continue
+                try:
+                    battlecard_edits.edit_item(ws, battlecard_id, section, index, changed, user)
+                except ValidationFailed as failure:
+                    if len(sent) > 1:
+                        failure.message = f"Item {position}: {failure.message}"
+                    raise
     except ValidationFailed as failure:
-        failed = {"section": section, "index": index, "fields": fields}
+        failed = {"section": section, "index": indexes[0], "values": sent}
         return _show(battlecard_id, 400, error=failure.message, failed=failed)
-    target = url_for("pages.battlecard", battlecard_id=battlecard_id, _anchor=f"{section}-{index}")
+    anchor = f"{section}-{indexes[0]}" if len(indexes) == 1 else section
+    target = url_for("pages.battlecard", battlecard_id=battlecard_id, _anchor=anchor)
     return redirect(target, code=303)
 
 

@@ -22,6 +22,19 @@ PROFILE_FIELDS = (
 )
 
 
+# The tabs' labels, in the order of ``overview.TABS``.
+TAB_LABELS = {
+    "summary": "Summary",
+    "products": "Products",
+    "intel": "Intel timeline",
+    "people": "People",
+    "news": "News",
+    "deals": "Deals",
+    "battlecards": "Battlecards",
+    "jobs": "Jobs",
+}
+
+
 def _form_error(exc: ValidationFailed | UpgradeRequired) -> dict:
     return {"message": exc.message, "details": exc.details or {}, "status": exc.status}
 
@@ -62,7 +75,14 @@ def _started_job() -> dict | None:
 
 
 def render_competitor(competitor_id: str, status: int = 200, error: dict | None = None):
-    data = overview.competitor_page(principal().workspace_id, competitor_id)
+    """The competitor page on the tab ``?tab=`` names (the summary by default), list tabs
+    at ``?page=``: the service orders and pages them, 400 for an unknown tab or page."""
+    data = overview.competitor_page(
+        principal().workspace_id,
+        competitor_id,
+        tab=request.args.get("tab") or None,
+        page=request.args.get("page"),
+    )
     return render(
         "competitor.html",
         status,
@@ -70,6 +90,7 @@ def render_competitor(competitor_id: str, status: int = 200, error: dict | None 
         modes=battlecards.BATTLECARD_MODES,
         started=_started_job(),
         error=error,
+        tabs=TAB_LABELS,
         WRITE=WRITE,
         # Funding amounts as people write them ("£300,000"), never the stored 300000.0.
         money=format_money,

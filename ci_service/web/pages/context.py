@@ -30,6 +30,7 @@ from flask import (
     redirect,
     render_template,
     request,
+    send_from_directory,
     url_for,
 )
 
@@ -261,3 +262,11 @@ def install(app: Flask, bp: Blueprint) -> None:
     app.before_request(load_session)
     app.after_request(add_security_headers)
     app.context_processor(template_globals)
+
+    # Browsers ask for /favicon.ico whatever the page links; answer with our SVG icon so
+    # no page logs a 404 (outside the blueprint: no session is loaded for an icon).
+    @app.get("/favicon.ico")
+    def favicon():
+        return send_from_directory(
+            bp.static_folder, "favicon.svg", mimetype="image/svg+xml", max_age=86400
+        )

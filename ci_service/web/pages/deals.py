@@ -5,7 +5,9 @@
 - The form (EDITOR or higher, as ``POST /api/deals``) goes through
   ``services.deals.create_deal``: the same validation (LOST needs the competitor it was lost
   to, WON none); errors re-render the form with the messages (400) and the values typed.
-  Arguments are one per line; empty optional fields are left out (read as null).
+  Arguments are one per line; empty optional fields are left out (read as null). The
+  "Competitors in this deal" checkboxes are ``competitorIds`` (beyond the contract: for a
+  WON deal, whom we beat; the service adds a LOST deal's competitor first).
 - Win rate per competitor, top loss reasons and the chart come from
   ``services.deal_stats`` (rules documented there); the chart is a server-drawn SVG.
 """
@@ -42,6 +44,9 @@ def form_to_body(form) -> dict[str, Any]:
     arguments = [line.strip() for line in form.get("arguments", "").splitlines() if line.strip()]
     if arguments:
         body["arguments"] = arguments
+    listed = [value.strip() for value in form.getlist("competitorIds") if value.strip()]
+    if listed:
+        body["competitorIds"] = listed
     return body
 
 
@@ -102,5 +107,6 @@ def record_deal():
     except ValidationFailed as exc:
         fields = (exc.details or {}).get("fields") or {"form": [exc.message]}
         values = {k: request.form.get(k, "") for k in (*FIELDS, *OPTIONAL, "arguments")}
+        values["competitorIds"] = request.form.getlist("competitorIds")
         return _page(400, errors=fields, values=values)
     return redirect(url_for("pages.deals", created=row.id, _anchor=f"deal-{row.id}"))

@@ -3,8 +3,11 @@
 The data is ``services.graph.graph_elements`` (what ``GET /api/knowledge-graph`` answers)
 with positions from ``services.graph_layout`` (networkx, cached per workspace). Our own
 script ``static/graph.js`` draws it on a canvas (pan, zoom, click a node for its neighbours
-and its record, filter by label). Without JavaScript the page lists the nodes by label
-with links to their records; the label checkboxes are a GET form that filters that list.
+and its record, filter by kind). By default the script arranges the nodes in one group per
+kind (competitors in the centre, the other kinds around them) and labels the most important
+nodes in view that fit without overlapping; "By links" shows the server's force layout.
+Without JavaScript the page lists the nodes by kind with links to their records; the kind
+checkboxes are a GET form that filters that list.
 
 A node links to the record it stands for or belongs to: a competitor (and its pages,
 people and news) → ``/competitors/<id>``; an offering → its competitor's page (ours: the
@@ -26,6 +29,21 @@ from ci_service.services.graph_layout import layout, node_index
 from ci_service.store.resources import Offering
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render
+
+# What each kind is called on the page, and the order of the legend and of the drawing's
+# groups: competitors first (the centre of the drawing), then what they sell.
+KINDS = {
+    "COMPETITOR": "Competitors",
+    "ORGANIZATION": "Organizations",  # ours and the prospects of deals
+    "OFFERING": "Products",
+    "CAPABILITY": "Features",
+    "PERSON": "People",
+    "DEAL": "Deals",
+    "ARGUMENT": "Arguments",
+    "MARKET_EVENT": "News",
+    "TOPIC": "Topics",
+    "DOCUMENT": "Pages",
+}
 
 
 def _page_exists(path: str) -> bool:
@@ -108,15 +126,20 @@ def graph_page():
     counts: dict[str, int] = {}
     for node in nodes:
         counts[node["label"]] = counts.get(node["label"], 0) + 1
-    rank = {label: n for n, label in enumerate(graph.NODE_LABELS)}
+    rank = {label: n for n, label in enumerate(KINDS)}
     labels = [
-        {"label": label, "color": graph.LABEL_COLORS.get(label, graph.DEFAULT_COLOR), "count": n}
+        {
+            "label": label,
+            "name": KINDS.get(label, label.replace("_", " ").capitalize()),
+            "color": graph.LABEL_COLORS.get(label, graph.DEFAULT_COLOR),
+            "count": n,
+        }
         for label, n in sorted(counts.items(), key=lambda kv: (rank.get(kv[0], 99), kv[0]))
     ]
     chosen = [v for v in request.args.getlist("label") if v in counts]
     shown = set(chosen) if chosen else set(counts)
     by_label = {
-        label["label"]: [
+        label["name"]: [
             {"id": n["id"], "name": n["name"], "url": links.get(n["id"])}
             for n in nodes
             if n["label"] == label["label"]

@@ -14,20 +14,26 @@ named by ``evidenceIds``, read in one query through ``services.intel`` within th
 Its ``features`` (null on cells scored before they existed) are shown above the summary:
 our feature matched to theirs, theirs alone, ours alone (with what was read to say so) and
 theirs coming soon, each with the sentences it was read from, linked at that sentence.
+
+No competitor column is never a dead end (``why_empty``): with our product chosen, the page
+lists every competitor, says none names that product among its relevant products, links
+each to its edit page and offers the matrix of all competitors; the solution matrix's
+"No solution yet" offers to create or generate solutions (``pages/solutions.py``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flask import request
+from flask import request, url_for
 
 from ci_service.services import competitors, intel, matrix, products, solution_matrix, solutions
 from ci_service.services.battlecard_export import http_url, short_url
 from ci_service.web.pages import bp
-from ci_service.web.pages.context import page, principal, render
+from ci_service.web.pages.context import page, principal, render, view_endpoints
 from ci_service.web.routes.analysis_common import split_ids
 from ci_service.web.routes.matrix import PRO_READ
+from ci_service.web.routes.solutions import PRO_WRITE
 
 EVIDENCE_TEXT = 400  # characters of an evidence item shown under a cell
 
@@ -154,6 +160,30 @@ def evidence_for(
     return records, views
 
 
+def why_empty(
+    rivals: list[Any], product_id: str | None, product_names: dict[str, str]
+) -> dict[str, Any]:
+    """Why the matrix has no competitor column, and the way on: every competitor with
+    whether it names our chosen product among its relevant products (the matrix filter),
+    a link to its edit page when that page is installed, and the matrix without the
+    product (every competitor)."""
+    editable = "pages.edit_competitor" in view_endpoints()
+    args = {k: v for k, v in request.args.lists() if k not in ("productId", "competitorIds")}
+    return {
+        "product": product_names.get(product_id or "", ""),
+        "competitors": [
+            {
+                "id": c.id,
+                "name": c.name,
+                "relevant": bool(product_id) and product_id in (c.relevant_product_ids or []),
+                "edit": url_for("pages.edit_competitor", competitor_id=c.id) if editable else "",
+            }
+            for c in rivals
+        ],
+        "show_all": url_for("pages.matrix", **args),
+    }
+
+
 @bp.route("/matrix", endpoint="matrix")
 @page(PRO_READ)
 def matrix_page():
@@ -172,6 +202,9 @@ def matrix_page():
         wanted = set(category_ids)
         shown = [c for c in shown if c["id"] in wanted]
     evidence, cell_features = evidence_for(ws, data["cells"], data["competitors"])
+    our_products = [{"id": p.id, "name": p.name} for p in products.list_products(ws)]
+    rivals = competitors.list_competitors(ws)
+    names = {p["id"]: p["name"] for p in our_products}
     return render(
         "matrix.html",
         data=data,
@@ -179,8 +212,9 @@ def matrix_page():
         all_categories=data["categories"],
         evidence=evidence,
         cell_features=cell_features,
-        products=[{"id": p.id, "name": p.name} for p in products.list_products(ws)],
-        all_competitors=[{"id": c.id, "name": c.name} for c in competitors.list_competitors(ws)],
+        products=our_products,
+        all_competitors=[{"id": c.id, "name": c.name} for c in rivals],
+        empty=None if data["competitors"] else why_empty(rivals, product_id, names),
         product_id=product_id,
         selected_competitors=set(competitor_ids or []),
         selected_categories=set(category_ids or []),
@@ -248,4 +282,5 @@ def solution_matrix_page():
         all_solutions=[{"id": s.id, "name": s.name} for s in solutions.list_solutions(ws)],
         selected_competitors=set(competitor_ids or []),
         selected_solutions=set(solution_ids or []),
+        solution_write=PRO_WRITE,
     )

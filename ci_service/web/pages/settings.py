@@ -2,8 +2,8 @@
 
 Same services as ``PATCH /api/organizations`` and ``/api/products`` (the first save of the
 profile creates the organization, as the REST PATCH does). Lists are edited one entry a
-line (see ``settings_forms``); the service validates, and a bad form is shown again with its
-messages (400). Users and API keys are in ``settings_access``.
+line, price plans as rows of inputs (see ``settings_forms``); the service validates, and a
+bad form is shown again with its messages (400). Users and API keys: ``settings_access``.
 """
 
 from __future__ import annotations
@@ -94,8 +94,7 @@ def settings_save():
 
 # -- products -------------------------------------------------------------------------------
 
-PRODUCT_FORM_KEYS = ("name", "description", "audience", "valueProps", "features")
-PRODUCT_FORM_KEYS += ("categories", "pricing")
+PRODUCT_FORM_KEYS = ("name", "description", "audience", "valueProps", "features", "categories")
 
 
 def _product_form(product: dict[str, Any] | None) -> dict[str, str]:
@@ -107,7 +106,7 @@ def _product_form(product: dict[str, Any] | None) -> dict[str, str]:
         "valueProps": "\n".join(product.get("valueProps") or []),
         "features": forms.items_text(product.get("features")),
         "categories": forms.items_text(product.get("categories")),
-        "pricing": forms.plans_text(product.get("pricing")),
+        "plans": forms.plan_rows(product.get("pricing")),
     }
 
 
@@ -121,23 +120,42 @@ def _product_body(form, current: dict[str, Any] | None = None) -> dict[str, Any]
         "valueProps": forms.lines(form.get("valueProps")),
         "features": forms.parse_items(form.get("features"), current.get("features")),
         "categories": forms.parse_items(form.get("categories"), current.get("categories")),
-        "pricing": forms.parse_plans(form.get("pricing"), current.get("pricing")),
+        "pricing": forms.parse_plan_rows(forms.submitted_rows(form), current.get("pricing")),
     }
 
 
-def _submitted() -> dict[str, str]:
-    return {key: request.form.get(key, "") for key in PRODUCT_FORM_KEYS}
+def _submitted() -> dict[str, Any]:
+    """The form as typed, to show again with its messages (blank plan rows re-drawn)."""
+    form: dict[str, Any] = {key: request.form.get(key, "") for key in PRODUCT_FORM_KEYS}
+    form["plans"] = forms.submitted_rows(request.form)
+    form["plans"] += [forms.blank_row() for _ in range(forms.BLANK_ROWS)]
+    return form
 
 
-def _products_page(form=None, errors=None, status=200):
+def _failed(exc: ValidationFailed) -> dict[str, Any]:
+    """The template arguments for a refused product form: summary and per-row messages."""
+    summary, per_row = forms.row_errors(exc)
+    return {"errors": summary, "plan_errors": per_row}
+
+
+def _products_page(form=None, failed=None, status=200):
     rows = products.list_products(principal().workspace_id)
     return render(
         "settings_products.html",
         status,
         products=[products.product_to_dict(r) for r in rows],
         form=form or _product_form(None),
-        errors=errors or [],
+        **_page_form_context(failed),
     )
+
+
+def _page_form_context(failed: dict[str, Any] | None) -> dict[str, Any]:
+    return {
+        "errors": (failed or {}).get("errors") or [],
+        "plan_errors": (failed or {}).get("plan_errors") or {},
+        "periods": forms.PERIODS,
+        "units": forms.UNITS,
+    }
 
 
 @bp.route("/settings/products")
@@ -155,18 +173,18 @@ def settings_product_create():
             who.workspace_id, _product_body(request.form), user_id=who.user_id
         )
     except ValidationFailed as exc:
-        return _products_page(_submitted(), forms.form_errors(exc), 400)
+        return _products_page(_submitted(), _failed(exc), 400)
     return redirect(url_for("pages.settings_product", product_id=row.id, saved=1))
 
 
-def _product_page(product: dict[str, Any], form=None, errors=None, status=200, saved=False):
+def _product_page(product: dict[str, Any], form=None, failed=None, status=200, saved=False):
     return render(
         "settings_product.html",
         status,
         product=product,
         form=form or _product_form(product),
-        errors=errors or [],
         saved=saved,
+        **_page_form_context(failed),
     )
 
 
@@ -185,7 +203,7 @@ def settings_product_save(product_id):
     try:
         products.update_product(workspace_id, product_id, _product_body(request.form, current))
     except ValidationFailed as exc:
-        return _product_page(current, _submitted(), forms.form_errors(exc), 400)
+        return _product_page(current, _submitted(), _failed(exc), 400)
     return redirect(url_for("pages.settings_product", product_id=product_id, saved=1))
 
 

@@ -2,7 +2,8 @@
 admin scope, OWNER or ADMIN, the ENTERPRISE plan).
 
 An invite link and a new API key are shown once, in the answer to the form that made them,
-and never again (only hashes are stored).
+and never again (only hashes are stored): pending invites are listed without their links,
+with "New link" (revoke and invite again) and "Revoke".
 """
 
 from __future__ import annotations
@@ -48,6 +49,7 @@ def _users_page(status=200, errors=None, invite_link=None, invite_form=None, not
         "settings_users.html",
         status,
         users=people.list_users(who.workspace_id),
+        invites=people.list_pending_invites(who.workspace_id),
         roles=settings_team.grantable_roles(who),
         errors=errors or [],
         invite_link=invite_link,
@@ -59,7 +61,11 @@ def _users_page(status=200, errors=None, invite_link=None, invite_form=None, not
 @bp.route("/settings/users")
 @page(USER_ADMIN)
 def settings_users():
-    notice = {"role": "Role changed.", "removed": "User removed."}.get(request.args.get("done"))
+    notice = {
+        "role": "Role changed.",
+        "removed": "User removed.",
+        "revoked": "Invite revoked: its link no longer works.",
+    }.get(request.args.get("done"))
     return _users_page(notice=notice)
 
 
@@ -74,7 +80,35 @@ def settings_users_invite():
         )
     except (ValidationFailed, Forbidden) as exc:
         return _users_page(exc.status, form_errors(exc), invite_form=form)
-    return _users_page(invite_link=f"{current_app.config['CI_SETTINGS'].base_url}/invite/{token}")
+    return _users_page(invite_link=_invite_link(token))
+
+
+def _invite_link(token: str) -> str:
+    return f"{current_app.config['CI_SETTINGS'].base_url}/invite/{token}"
+
+
+@bp.route("/settings/users/invites/<invite_id>/revoke", methods=["POST"])
+@page(USER_ADMIN)
+def settings_users_invite_revoke(invite_id):
+    who = principal()
+    try:
+        settings_team.revoke_member_invite(who.workspace_id, invite_id, who)
+    except Forbidden as exc:
+        return _users_page(exc.status, [exc.message])
+    return redirect(url_for("pages.settings_users", done="revoked"))
+
+
+@bp.route("/settings/users/invites/<invite_id>/renew", methods=["POST"])
+@page(USER_ADMIN)
+def settings_users_invite_renew(invite_id):
+    """A new link for a pending invite (the old link is revoked): only a hash of a link's
+    token is stored, so a lost link cannot be shown again."""
+    who = principal()
+    try:
+        token, _row = settings_team.renew_invite(who.workspace_id, invite_id, who)
+    except Forbidden as exc:
+        return _users_page(exc.status, [exc.message])
+    return _users_page(invite_link=_invite_link(token))
 
 
 @bp.route("/settings/users/<user_id>/role", methods=["POST"])

@@ -28,6 +28,13 @@ class DealSchema(ma.Schema):
     decisionDate = ma.fields.Date(required=True, allow_none=True)
     dealSize = ma.fields.String(required=True, allow_none=True)
     arguments = Strings(required=True)
+    competitorIds = Strings(
+        required=True,
+        metadata={
+            "description": "beyond the contract: every competitor in the deal (for WON, whom "
+            "we beat), the LOST deal's competitorId first; [] when none"
+        },
+    )
     createdAt = ma.fields.DateTime(required=True)
     createdByUserId = ma.fields.String(required=True, allow_none=True)
 

@@ -22,4 +22,52 @@ async function sendJson(url, method, body) {
   return data;
 }
 
-window.ci = { csrfToken: csrfToken, sendJson: sendJson };
+// Copy a text field's value to the clipboard; where the clipboard is not allowed (a page
+// over plain http, a refusal), select the text so Ctrl+C / Cmd+C copies it. Resolves to
+// true when copied, false when only selected.
+async function copyField(source) {
+  if (navigator.clipboard && window.isSecureContext) {
+    try {
+      await navigator.clipboard.writeText(source.value);
+      return true;
+    } catch (error) {
+      // fall through to selecting the text
+    }
+  }
+  source.focus();
+  source.select();
+  try {
+    return document.execCommand("copy");
+  } catch (error) {
+    return false;
+  }
+}
+
+window.ci = { csrfToken: csrfToken, sendJson: sendJson, copyField: copyField };
+
+// The header's Menu button on a phone: shown only when this script runs (without it the
+// links stay visible under the header row); Escape closes it and returns focus.
+function setupMenu() {
+  const button = document.querySelector("header.top .menu-toggle");
+  if (!button) return;
+  const header = button.closest("header.top");
+  const setOpen = (open) => {
+    button.setAttribute("aria-expanded", String(open));
+    header.classList.toggle("menu-open", open);
+  };
+  button.hidden = false;
+  header.classList.add("has-menu");
+  button.addEventListener("click", () => setOpen(button.getAttribute("aria-expanded") !== "true"));
+  header.addEventListener("keydown", (event) => {
+    if (event.key === "Escape" && button.getAttribute("aria-expanded") === "true") {
+      setOpen(false);
+      button.focus();
+    }
+  });
+}
+
+if (document.readyState === "loading") {
+  document.addEventListener("DOMContentLoaded", setupMenu);
+} else {
+  setupMenu();
+}
