@@ -771,6 +771,7 @@ if __name__ == "__main__":  # pragma: no cover
 def _add_command_groups() -> None:
     from ci_service.cli_alerts import alerts
     from ci_service.cli_data import migrate_data
+    from ci_service.cli_mutes import alerts_mute  # noqa: F401  (adds to the alerts group)
     from ci_service.cli_oauth import oauth
     from ci_service.cli_users import users
 

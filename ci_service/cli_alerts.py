@@ -8,6 +8,8 @@ Example::
     ci-service alerts create --workspace acme --name "Team chat" --channel apprise \\
         --target slack://T000/B000/XXXX/#intel --scope workspace --digest daily
     ci-service alerts list --workspace acme
+    ci-service alerts retry 3f2a... 9c1b...        # send a failed or missed delivery again
+    ci-service alerts digest 3f2a... --now         # a digest of what happened since the last
 """
 
 from __future__ import annotations
@@ -44,10 +46,7 @@ def alerts_list(state, workspace, as_json):
     @service_errors
     def run():
         state.open()
-        rows = [
-            subs.subscription_to_dict(r)
-            for r in subs.list_subscriptions(find_workspace(workspace).id)
-        ]
+        rows = subs.subscriptions_to_dicts(subs.list_subscriptions(find_workspace(workspace).id))
         if as_json:
             emit_json(rows)
             return
@@ -219,5 +218,108 @@ def alerts_deliveries(state, subscription_id, limit, as_json):
             return
         columns = ["id", "kind", "status", "attempts", "lastStatus", "lastError", "createdAt"]
         emit_table(data, columns)
+
+    run()
+
+
+def _delivery_line(data: dict) -> str:
+    return f"{data['id']} ({data['kind']}, webhook-id {data['messageId']}): {data['status']}" + (
+        f", next attempt {data['nextAttemptAt']}" if data["nextAttemptAt"] else ""
+    )
+
+
+@alerts.command("retry")
+@click.argument("subscription_id")
+@click.argument("delivery_id", required=False)
+@click.option("--all-failed", is_flag=True, help="Every failed delivery of the subscription.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@click.pass_obj
+def alerts_retry(state, subscription_id, delivery_id, all_failed, as_json):
+    """Send a failed or missed delivery again (same webhook-id); a running ``serve`` or
+    ``worker`` sends it. A delivered or pending one, or a paused subscription's, is refused.
+
+    Example: ci-service alerts retry 3f2a... 9c1b...   (or: --all-failed)
+    """
+    from ci_service.cli import emit_json, service_errors
+    from ci_service.services import delivery_replay as replay
+    from ci_service.services import subscriptions as subs
+
+    if bool(delivery_id) == bool(all_failed):
+        raise click.UsageError("give a DELIVERY_ID or --all-failed (not both)")
+
+    @service_errors
+    def run():
+        state.open()
+        found = subs.find_subscription(subscription_id)
+        if all_failed:
+            rows = replay.retry_failed(found.workspace_id, found.id, None)
+        else:
+            rows = [replay.retry_delivery(found.workspace_id, found.id, delivery_id, None)]
+        data = [subs.delivery_to_dict(r) for r in rows]
+        if as_json:
+            emit_json(data if all_failed else data[0])
+            return
+        if not data:
+            click.echo("No failed deliveries to retry")
+        for item in data:
+            click.echo("Queued again: " + _delivery_line(item))
+
+    run()
+
+
+@alerts.command("send-missed")
+@click.argument("subscription_id")
+@click.pass_obj
+def alerts_send_missed(state, subscription_id):
+    """Queue what an active subscription missed while it was paused or disabled.
+
+    Example: ci-service alerts send-missed 3f2a...
+    """
+    from ci_service.cli import service_errors
+    from ci_service.services import delivery_replay as replay
+    from ci_service.services import subscriptions as subs
+
+    @service_errors
+    def run():
+        state.open()
+        found = subs.find_subscription(subscription_id)
+        count = replay.send_missed(found.workspace_id, found.id, None)
+        click.echo(f"Queued {count} missed deliver{'y' if count == 1 else 'ies'}")
+
+    run()
+
+
+@alerts.command("digest")
+@click.argument("subscription_id")
+@click.option("--now", "now", is_flag=True, help="Make and queue a digest now.")
+@click.option("--json", "as_json", is_flag=True, help="Print JSON for scripts.")
+@click.pass_obj
+def alerts_digest(state, subscription_id, now, as_json):
+    """With --now: a digest of the matching events since the last digest (else the last
+    day, or week for a weekly one) up to now, sent by a running ``serve`` or ``worker``. The
+    scheduled digest still comes. Without --now: when the last scheduled digest ended.
+
+    Example: ci-service alerts digest 3f2a... --now
+    """
+    from ci_service.cli import emit_json, service_errors
+    from ci_service.services import delivery_replay as replay
+    from ci_service.services import subscriptions as subs
+
+    @service_errors
+    def run():
+        state.open()
+        found = subs.find_subscription(subscription_id)
+        if not now:
+            last = subs.subscription_to_dict(found)["lastDigestAt"] or "never"
+            click.echo(f"{found.name}: digest {found.digest}, last scheduled digest up to {last}")
+            click.echo("Add --now to send one now.")
+            return
+        row, reason = replay.digest_now(found.workspace_id, found.id, None)
+        if as_json:
+            emit_json(replay.replay_result(row, reason))
+        elif row is None:
+            click.echo(f"No digest: {reason}")
+        else:
+            click.echo("Queued digest " + _delivery_line(subs.delivery_to_dict(row)))
 
     run()

@@ -101,6 +101,14 @@ class MethodNotAllowed(ServiceError):
     code = "METHOD_NOT_ALLOWED"
 
 
+class Conflict(ServiceError):
+    """409 CONFLICT: the request does not fit the resource's state now (retrying a
+    delivery that was delivered, say); the message says what would."""
+
+    status = 409
+    code = "CONFLICT"
+
+
 class PayloadTooLarge(ServiceError):
     """413 PAYLOAD_TOO_LARGE."""
 

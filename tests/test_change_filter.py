@@ -6,9 +6,11 @@ from __future__ import annotations
 import pytest
 
 from ci_service.services.change_filter import (
+    SiteChrome,
     meaningful_change,
     meaningful_passages,
     normalize_passage,
+    repeated_lines,
 )
 
 
@@ -92,3 +94,40 @@ def test_an_entity_decoded_since_is_not_a_change():
     new = "We’ve added R&D dashboards & reports for every plan."
     assert normalize_passage(old) == normalize_passage(new)
     assert normalize_passage(old) != normalize_passage("We’ve added R&D dashboards only.")
+
+
+SENTENCES = [
+    "Globex was founded in Austin in 2011 by two support engineers.",
+    "Today 250 employees build help desk software.",
+    "Last year we reported revenue of $40 million.",
+]
+LINES = [
+    "Globex was founded in Austin in 2011 by two support engineers. Today 250",
+    "employees build help desk software. Last year we",
+    "reported revenue of $40 million.",
+]
+
+
+def test_a_paragraph_broken_into_other_lines_is_no_change():
+    assert meaningful_passages(LINES, SENTENCES) == ([], [])
+    assert meaningful_passages(SENTENCES, LINES) == ([], [])
+
+
+def test_a_changed_word_in_a_broken_paragraph_keeps_its_passages():
+    changed = [LINES[0], LINES[1].replace("help desk", "chat"), LINES[2]]
+    assert meaningful_passages(changed, SENTENCES) == ([changed[1]], [SENTENCES[1]])
+
+
+def test_menu_entries_and_lines_repeated_across_pages_are_chrome():
+    chrome = SiteChrome.of(
+        ["Home", "About", "Careers", "Pricing plans", "Read the whole FlowDesk 3 story here"],
+        repeated_lines(["Menu\nFree trial\nA", "Free trial\nB", "free  trial!\nC"]),
+    )
+    assert chrome.covers("About Careers") and chrome.covers("Pricing plans")
+    assert chrome.covers("Free trial")  # on three pages
+    assert not chrome.covers("About our careers")  # a word beyond the link texts
+    assert not chrome.covers("Read the whole FlowDesk 3 story here")  # a long link: content
+    assert not chrome.covers("Menu")  # on one page only
+    added, removed = ["About Careers", "Now with live chat"], ["About", "Free trial"]
+    assert meaningful_passages(added, removed, chrome) == (["Now with live chat"], [])
+    assert not meaningful_change(["Careers"], [], chrome)

@@ -335,12 +335,14 @@ def test_410_disables_the_subscription(make_workspace, private_ok, runner_at, cl
         sub = subscribe(ws, receiver.url, secret=new_secret())
         emit(ws)
         runner_at.run_until_idle()
-        emit(ws)  # after the 410: no delivery for a disabled subscription
+        later = emit(ws)  # after the 410: recorded as missed, not sent (issue 29)
+        runner_at.run_until_idle()
     with connection():
         sub = Subscription.get_by_id(sub.id)
-        [row] = list(Delivery.select())
+        row, missed = list(Delivery.select().order_by(Delivery.created_at, Delivery.id))
     assert sub.status == "disabled" and "410" in sub.status_reason
     assert (row.status, row.last_status, row.attempts) == ("failed", 410, 1)
+    assert (missed.event_id, missed.status, missed.attempts) == (later.id, "missed", 0)
     assert len(receiver.requests) == 1
 
 

@@ -58,7 +58,9 @@ def test_a_changed_price_is_one_event_with_old_and_new_and_a_rerun_adds_none(api
     assert event["title"] == "Globex: Pro plan $49 → $59 per agent/month"
     assert "from $49 per agent/month to $59 per agent/month" in event["summary"]
     assert event["importance"] == "high" and event["competitorId"] == competitor_id
-    assert event["link"] == f"/competitors/{competitor_id}"
+    assert event["link"].startswith("http") and event["link"].endswith(
+        f"/competitors/{competitor_id}"
+    )
     data = event["data"]
     assert (data["change"], data["plan"]) == ("price_changed", "Pro")
     assert (data["old"]["price"], data["new"]["price"]) == (49.0, 59.0)
@@ -120,7 +122,8 @@ def test_products_news_and_people_are_events_after_the_first_collect_only(api, s
     item = ok(api.get(f"/api/intel/{news['data']['intelId']}"))["intelItem"]
     assert item["sourceType"] == "NEWS"
     [person] = of_type(api, "competitor.person_added")
-    assert person["data"] == {"name": "Jane Doe", "title": "Chief Revenue Officer"}
+    assert person["data"]["name"] == "Jane Doe"
+    assert person["data"]["title"] == "Chief Revenue Officer"
     assert person["evidenceIds"] and person["competitorId"] == competitor_id
 
 
@@ -149,7 +152,8 @@ def test_a_failed_collect_is_a_job_failed_event(api, crawl_env):
     [event] = listed(api)
     assert event["type"] == "job.failed" and event["competitorId"] == competitor_id
     assert event["data"] == {"jobId": job_id, "jobType": "collect", "error": failed["error"]}
-    assert event["link"] == f"/jobs/{job_id}" and "HTTP 500" in event["summary"]
+    assert event["link"].startswith("http") and event["link"].endswith(f"/jobs/{job_id}")
+    assert "HTTP 500" in event["summary"]
 
 
 # -- workspace records -----------------------------------------------------------------------
@@ -171,7 +175,7 @@ def test_recording_a_deal_is_an_event(api):
     assert event["type"] == "deal.recorded" and event["competitorId"] == rival["id"]
     assert event["title"] == "Deal lost to Rival: Acme Corp"
     assert event["data"] == {"dealId": deal["id"], "outcome": "LOST", "prospect": "Acme Corp"}
-    assert event["link"] == "/deals"
+    assert event["link"].startswith("http") and event["link"].endswith("/deals")
 
 
 def test_deleting_a_competitor_offering_is_product_removed(api):
@@ -208,7 +212,8 @@ def test_regenerating_a_card_into_new_content_is_battlecard_updated(make_api, ru
     [event] = of_type(api, "battlecard.updated")
     card_id = first["battlecard"]["id"]
     assert event["data"] == {"battlecardId": card_id, "productId": product["id"], "mode": "DEFENSE"}
-    assert event["link"] == f"/battlecards/{card_id}" and event["competitorId"] == rival["id"]
+    assert event["link"].startswith("http") and event["link"].endswith(f"/battlecards/{card_id}")
+    assert event["competitorId"] == rival["id"]
 
 
 def test_a_cancelled_job_is_not_job_failed(make_api, runner):

@@ -32,6 +32,7 @@ QUERY_ID_KINDS = {
     "solutionIds": ("solution", True),
     "ids": ("node", True),
     "treeId": ("tree", False),
+    "subscriptionId": ("subscription", False),
 }
 # Query parameters that take no ids, with a value to send when one is required.
 QUERY_OTHER = {
@@ -145,6 +146,7 @@ def snapshot(api):
         "/api/jobs",
         "/api/knowledge-graph",
         "/api/subscriptions",
+        "/api/mutes",
     ]
     state = {path: ok(api.get(path)) for path in paths}
     keys = ok(api.get("/api/api-keys"))["apiKeys"]
@@ -165,16 +167,19 @@ def test_every_route_with_foreign_ids_is_404(app, world):
     for method, rule in api_rules(app):
         if not rule.arguments:
             continue
-        (name,) = rule.arguments  # one id per route; a second one would need a new table
-        for kind in PATH_KINDS[name]:
-            for foreign in other.ids[kind]:
-                path = rule.rule.replace(f"<{name}>", foreign)
-                response = call(a, method, path, **body_for(method, rule.rule, mine))
-                where = f"{method} {path} ({kind})"
-                assert response.status_code == 404, (where, response.get_json())
-                assert response.get_json()["error"]["code"] == "NOT_FOUND", where
-                assert not leaks(response, other), where
-                walked += 1
+        for name in rule.arguments:  # B's id in one parameter, A's own in the others
+            own = rule.rule
+            for mine_name in set(rule.arguments) - {name}:
+                own = own.replace(f"<{mine_name}>", mine.first(PATH_KINDS[mine_name][0]))
+            for kind in PATH_KINDS[name]:
+                for foreign in other.ids[kind]:
+                    path = own.replace(f"<{name}>", foreign)
+                    response = call(a, method, path, **body_for(method, rule.rule, mine))
+                    where = f"{method} {path} ({kind})"
+                    assert response.status_code == 404, (where, response.get_json())
+                    assert response.get_json()["error"]["code"] == "NOT_FOUND", where
+                    assert not leaks(response, other), where
+                    walked += 1
     assert walked >= 50
     assert snapshot(b) == before
     # and every one of those routes works for B with its own ids
@@ -271,6 +276,11 @@ REFERENCE_WRITES = {
         "channel": "webhook",
         "target": "https://x.example/hook",
         "competitorIds": [b.first("competitor")],
+    },
+    ("POST", "/api/mutes"): lambda b: {
+        "subscriptionId": b.first("subscription"),
+        "competitorId": b.first("competitor"),
+        "eventType": "competitor.news",
     },
 }
 # Writes without an id in the path that name no other record (a valid body).

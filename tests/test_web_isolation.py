@@ -23,9 +23,12 @@ PARAMS = {
     "key_id": "api_key",
     "user_id": "user",
     "subscription_id": "subscription",
+    "delivery_id": "delivery",
+    "mute_id": "mute",
     "connection_id": "connection",
     "solution_id": "solution",
     "invite_id": "invite",
+    "event_id": "event",
 }
 # Not workspace data: the static files and invite tokens (a token is its own secret).
 NOT_WALKED = {"pages.static", "pages.accept_invite"}
@@ -95,6 +98,8 @@ def test_every_page_with_another_workspaces_id_is_the_404_page(app, world):
         "/jobs?competitorId={competitor}",
         "/search?q=Alpha",
         "/deals?competitorId={competitor}",
+        "/changes?competitorId={competitor}",
+        "/changes",
         "/graph/layout.json",
         "/",
         "/settings/products",

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ci_service.services import intel, offerings, people, trees
+from ci_service.services import events, intel, offerings, people, trees
 from ci_service.services.trees import TreeDocument, TreeSection
 from ci_service.store.db import connection
 from tests.resource_helpers import (
@@ -131,6 +131,25 @@ def seed_workspace(api, tag: str, runner=None) -> Seeded:
             competitor_id=competitor["id"],
         )
         seeded.add("intel", evidence.item.id)
+        # A page change (issue 29: /changes/<event_id>); its one stored version stands for
+        # both, so the seed holds no second version of the page.
+        page_changed = events.emit(
+            ws,
+            "competitor.page_changed",
+            f"{tag}Rival: “{tag}Evidence page” changed",
+            f"The page https://{tag.lower()}-rival.example/security changed.",
+            competitor_id=competitor["id"],
+            evidence_ids=[evidence.item.id],
+            link=f"/competitors/{competitor['id']}",
+            data={
+                "intelId": evidence.item.id,
+                "previousItemId": evidence.item.id,
+                "url": f"https://{tag.lower()}-rival.example/security",
+                "added": [f"{tag}Evidence: SAML single sign-on"],
+                "removed": [],
+            },
+        )
+        seeded.add("event", page_changed.id)
         for entity_type, entity_id in (
             ("OFFERING", seeded.first("offering")),
             ("ORGANIZATION", org["id"]),
@@ -168,13 +187,37 @@ def seed_workspace(api, tag: str, runner=None) -> Seeded:
         )
     )["subscription"]
     seeded.add("subscription", subscription["id"])
+    seeded.add("delivery", _failed_delivery(api.workspace_id, subscription["id"]))
     names.append(f"{tag}Alerts")
+    mute = ok(
+        api.post(
+            "/api/mutes",
+            json={"subscriptionId": subscription["id"], "eventType": "competitor.news"},
+        )
+    )["mute"]
+    seeded.add("mute", mute["id"])
     seeded.add("connection", _connect_a_client(api, f"{tag}Assistant"))
     names.append(f"{tag}Assistant")
     with connection():
         _token, pending = people.invite(ws, f"{tag.lower()}-invitee@example.com", "VIEWER")
     seeded.add("invite", pending.id)
     return seeded
+
+
+def _failed_delivery(workspace_id: str, subscription_id: str) -> str:
+    """A failed test delivery: the second id of the retry route (issue 29)."""
+    from ci_service.services.delivery import new_message_id
+    from ci_service.store.alerts import Delivery
+
+    with connection():
+        row = Delivery.create(
+            workspace=workspace_id,
+            subscription=subscription_id,
+            kind="test",
+            message_id=new_message_id(),
+            status="failed",
+        )
+    return row.id
 
 
 def _connect_a_client(api, name: str) -> str:
@@ -204,5 +247,7 @@ PATH_KINDS = {
     "battlecard_id": ("battlecard",),
     "tree_id": ("tree",),
     "subscription_id": ("subscription",),
+    "delivery_id": ("delivery",),
+    "mute_id": ("mute",),
     "connection_id": ("connection",),
 }

@@ -6,7 +6,10 @@ what tests call by hand with ``job_workers=0`` (no threads at all).
 
 - Workers wake at once when a job is enqueued in this process (a queue listener sets an
   event); jobs enqueued by another process (the CLI, another server) are found by a poll,
-  with an idle back-off from ``MIN_IDLE`` to ``poll_interval`` (2 s) seconds.
+  with an idle back-off from ``MIN_IDLE`` to ``poll_interval`` (2 s) seconds. An idle
+  worker waits no longer than until the earliest ``run_after`` of a queued job, so a job
+  queued for later (a delivery retry, issue 29) is claimed at its time, not up to a poll
+  late.
 - Leases (issue 15): every claim carries a lease of ``lease_seconds``. A keeper thread
   renews the leases of the jobs this runner holds every ``lease_seconds / 3`` and, at start
   and on the same beat, recovers the jobs of any process whose lease expired (that process
@@ -32,6 +35,8 @@ import threading
 import time
 from collections.abc import Callable
 from datetime import datetime
+
+from peewee import fn
 
 from ci_service.errors import ServiceError
 from ci_service.jobs import lifecycle, queue
@@ -288,10 +293,27 @@ class JobRunner:
             if ran is not None:
                 idle = self.MIN_IDLE
                 continue
-            if self._wake.wait(idle):
+            if self._wake.wait(self._until_due(idle)):
                 idle = self.MIN_IDLE
             else:
                 idle = min(idle * 2, self.poll_interval)
+
+    def _until_due(self, idle: float) -> float:
+        """``idle``, or less when a queued job's ``run_after`` comes sooner."""
+        try:
+            with connection():
+                soonest = (
+                    Job.select(fn.MIN(Job.run_after))
+                    .where(Job.status == "running", Job.claimed_at.is_null())
+                    .scalar()
+                )
+        except Exception:  # the database may be away for a moment: the poll finds out
+            return idle
+        if soonest is None:
+            return idle
+        if not isinstance(soonest, datetime):
+            soonest = Job.run_after.python_value(soonest)
+        return min(idle, max((soonest - self.clock()).total_seconds(), self.MIN_IDLE))
 
     def stop(self, timeout: float = 10.0) -> bool:
         """Stop the workers within ``timeout`` seconds; True if all of them ended. Idempotent."""

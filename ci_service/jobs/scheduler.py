@@ -11,9 +11,11 @@ brings it forward).
   active collect job is skipped.
 - Each workspace with an organization gets a ``refresh-organization-news`` job when no
   organization refresh job has been created for it in the last day.
-- Every ``DELIVERY_SCAN_SECONDS`` (and at start) each workspace with due pending deliveries
-  gets a ``deliver-notifications`` job unless one is queued or running: retries, and
-  deliveries whose job was interrupted by a crash (``services/delivery.py``).
+- Every ``DELIVERY_SCAN_SECONDS`` (and at start) each workspace with pending deliveries
+  due within a minute gets a ``deliver-notifications`` job queued for the earliest one
+  (``run_after``: a retry leaves at its time, not at the next scan) unless one is queued
+  for sooner or running: retries, and deliveries whose job was interrupted by a crash
+  (``services/delivery_schedule.py``).
 - Every ``DIGEST_SCAN_MINUTES`` (and at start) the daily and weekly digests of the last
   complete period are made (``services/delivery_digest.py``).
 - Every ``UPKEEP_HOURS`` (first ``UPKEEP_DELAY`` after start) the SQLite full-text indexes

@@ -23,6 +23,7 @@ from typing import Any
 
 from ci_service import __version__
 from ci_service.errors import (
+    Conflict,
     Forbidden,
     InsufficientScope,
     IpNotAllowed,
@@ -82,6 +83,8 @@ def service_error_code(error: ServiceError) -> int:
         return 403
     if isinstance(error, NotFound):
         return 404
+    if isinstance(error, Conflict):
+        return 409
     if isinstance(error, RateLimited):
         return 429
     return SERVER_ERROR

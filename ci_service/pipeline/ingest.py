@@ -13,7 +13,11 @@ re-collection duplicates nothing. One transaction per source.
 Events (``services.change_events``, in the transaction of the write): for a competitor, a
 new NEWS item is ``competitor.news``, a meaningfully changed page or document section
 ``competitor.page_changed`` and a newly created PERSON node ``competitor.person_added``;
-news and people are not announced during the competitor's first collect.
+news and people are not announced during the competitor's first collect. A page's change
+is judged without its site chrome (:func:`page_chrome`): its own menu entries and the lines
+several pages of this crawl, or of the competitor's pages as stored before it, repeat.
+A PERSON node read from a page that this crawl fetched and that no longer names the person
+is removed, as ``competitor.person_removed`` (:func:`link_people`).
 """
 
 from __future__ import annotations
@@ -30,6 +34,22 @@ log = logging.getLogger("ci_service.pipeline")
 
 MAX_NEWS_EVIDENCE = 50
 MAX_TREE_DOCUMENTS = 200
+
+
+class CrawlEvidence(EvidenceMap):
+    """The evidence one whole-site crawl recorded, and the URLs it failed to read (a page
+    gone, HTTP 404 or 410, is no failure): what a page it read no longer says is a
+    removal, what a page it failed to read no longer says is not
+    (``product_store.retire_missing``)."""
+
+    def __init__(self, failed: set[str] | frozenset[str] = frozenset()) -> None:
+        super().__init__()
+        self.failed = frozenset(failed)
+
+    @classmethod
+    def of(cls, snapshot: SiteSnapshot) -> CrawlEvidence:
+        gone = ("HTTP 404", "HTTP 410")
+        return cls({url for url, reason in snapshot.errors if str(reason) not in gone})
 
 
 @dataclass
@@ -69,7 +89,7 @@ class Target:
         return {"scope": "organization"}
 
 
-def _record(target: Target, stats: IngestStats, **fields: Any) -> None:
+def _record(target: Target, stats: IngestStats, chrome: Any = None, **fields: Any) -> None:
     from ci_service.errors import ValidationFailed
     from ci_service.services import change_events
     from ci_service.services.intel import record_evidence
@@ -79,7 +99,7 @@ def _record(target: Target, stats: IngestStats, **fields: Any) -> None:
         with transaction():  # the item and its event (news, page changed) commit together
             result = record_evidence(target.workspace_id, **target.record_kwargs, **fields)
             if target.kind == "competitor":
-                change_events.evidence_recorded(target.workspace_id, target.id, result)
+                change_events.evidence_recorded(target.workspace_id, target.id, result, chrome)
         stats.add(result)
     except ValidationFailed as exc:  # e.g. empty content: nothing to keep from this source
         log.info("evidence from %s not stored: %s", fields.get("url"), exc)
@@ -90,11 +110,14 @@ def record_snapshot(
     snapshot: SiteSnapshot,
     *,
     tick: Callable[[float, str], None] | None = None,
+    stats: IngestStats | None = None,
 ) -> IngestStats:
-    """Store every page, document section and news item of the snapshot as evidence."""
-    stats = IngestStats()
+    """Store every page, document section and news item of the snapshot as evidence
+    (into ``stats`` when given)."""
+    stats = IngestStats() if stats is None else stats
     total = max(len(snapshot.pages) + len(snapshot.documents) + 1, 1)
     news_urls = {entry.url for entry in snapshot.news[:MAX_NEWS_EVIDENCE] if entry.url}
+    chrome = page_chrome(target, snapshot)
     for number, page in enumerate(snapshot.pages, start=1):
         # A page that a feed entry links to is stored once, as that NEWS item (a source is
         # identified by its URL, so two items of different types would alternate).
@@ -102,6 +125,7 @@ def record_snapshot(
             _record(
                 target,
                 stats,
+                chrome(page) if chrome else None,
                 source_type="WEB_PAGE",
                 url=page.url,
                 title=page.title,
@@ -117,6 +141,46 @@ def record_snapshot(
             tick(offset / total, f"Stored {document.url}")
     record_news(target, snapshot, stats)
     return stats
+
+
+def page_chrome(target: Target, snapshot: SiteSnapshot) -> Callable[[Any], Any] | None:
+    """page -> its :class:`~ci_service.services.change_filter.SiteChrome` (for the
+    page-change events of a competitor; None for other owners, which have none).
+
+    Repeated lines are those of ``REPEATED_PAGES`` pages of this crawl or of the
+    competitor's pages as stored before it: a menu entry the site just dropped everywhere
+    is on no page now, but was on all of them then."""
+    if target.kind != "competitor":
+        return None
+    from ci_service.services.change_filter import SiteChrome, repeated_lines
+    from ci_service.store.intel import IntelItem
+
+    latest: dict[str, str] = {}
+    rows = IntelItem.select(IntelItem.id, IntelItem.url).where(
+        IntelItem.workspace == target.workspace_id,
+        IntelItem.competitor == target.id,
+        IntelItem.type == "EVIDENCE",
+        IntelItem.source_type == "WEB_PAGE",
+    )
+    for row in rows.order_by(IntelItem.seq):
+        latest[row.url] = row.id  # later rows win: the version stored last
+    # Only the latest versions' text is read: older ones may be many.
+    stored = (
+        [
+            row.content
+            for row in IntelItem.select(IntelItem.content).where(
+                IntelItem.id.in_(list(latest.values()))
+            )
+        ]
+        if latest
+        else []
+    )
+    repeated = repeated_lines(page.text for page in snapshot.pages) | repeated_lines(stored)
+
+    def chrome(page: Any) -> SiteChrome:
+        return SiteChrome.of((text for _url, text in page.links), repeated)
+
+    return chrome
 
 
 def record_news(target: Target, snapshot: SiteSnapshot, stats: IngestStats) -> None:
@@ -239,11 +303,20 @@ def _owner_evidence(target: Target) -> EvidenceMap:
     return mapping
 
 
-def link_people(target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap) -> int:
+def link_people(
+    target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap, *, this_crawl: bool = True
+) -> int:
     """A PERSON node per person the snapshot names (``pipeline.people``), with properties
     {title, founder, evidenceIds, quotes}. A person read from a page whose quote does not
     resolve to stored evidence is dropped; one from JSON-LD or humans.txt is kept without
-    evidence."""
+    evidence.
+
+    After the competitor's first collect, a PERSON node created now is
+    ``competitor.person_added``; one not found now is removed, as
+    ``competitor.person_removed``, when it was read from a page (its quote) that this crawl
+    fetched (``evidence`` is this crawl's, ``this_crawl``) and whose text no longer holds
+    the name. A page that failed or was not reached this time removes nobody, nor does
+    a person read from JSON-LD or humans.txt (no page to check)."""
     from ci_service.pipeline.people import snapshot_people
     from ci_service.services import change_events, intel_graph
     from ci_service.store.db import transaction
@@ -267,6 +340,7 @@ def link_people(target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap) -
                     GraphNode.ref_id == target.id,
                 )
             }
+        found: set[str] = set()
         for person in snapshot_people(snapshot):
             cited = evidence.resolve(person.cite)
             if cited is None and person.source == "page":
@@ -277,6 +351,7 @@ def link_people(target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap) -
             node = intel_graph.link_person(
                 target.workspace_id, owner, person.name, person.title, properties
             )
+            found.add(node.id)
             if known is not None and node.id not in known:
                 known.add(node.id)
                 change_events.person_added(
@@ -285,9 +360,46 @@ def link_people(target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap) -
                     " ".join(person.name.split()),
                     person.title,
                     [cited["evidenceId"]] if cited else [],
+                    cited,
                 )
             linked += 1
+        if known is not None and this_crawl:
+            _unlink_people(target, evidence, known - found)
     return linked
+
+
+def _unlink_people(target: Target, evidence: EvidenceMap, candidates: set[str]) -> None:
+    """Remove the PERSON nodes of ``candidates`` whose page this crawl fetched and no
+    longer names them, each a ``competitor.person_removed`` (see :func:`link_people`)."""
+    from ci_service.pipeline.evidence import Cite
+    from ci_service.services import change_events, graph
+    from ci_service.store.graph import GraphNode
+
+    if not candidates:
+        return
+    gone = []
+    for node in GraphNode.select().where(GraphNode.id.in_(list(candidates))):
+        properties = node.properties or {}
+        quotes = [q for q in properties.get("quotes") or [] if isinstance(q, dict)]
+        page = str(quotes[0].get("url") or "").split("#:~:", 1)[0] if quotes else ""
+        if not page or page not in evidence:
+            continue  # not read from a page, or its page not fetched this time
+        title = properties.get("title") or None
+        name = node.name
+        if title and name.endswith(f" ({title})"):
+            name = name[: -len(f" ({title})")]
+        if evidence.resolve(Cite(page, name)) is not None:
+            continue  # still named there (the extractor missed them this time)
+        gone.append(node.id)
+        change_events.person_removed(
+            target.workspace_id,
+            target.id,
+            name,
+            title,
+            [i for i in (evidence.evidence_id(page),) if i],
+            quotes[0],
+        )
+    graph.remove_nodes(gone)
 
 
 def link_graph(
@@ -311,8 +423,9 @@ def link_graph(
         with transaction():
             intel_graph.link_document(ws, owner, document.url, document.title)
             counts["documents"] += 1
+    this_crawl = evidence is not None  # else what is stored: no removal can be read from it
     evidence = _owner_evidence(target) if evidence is None else evidence
-    counts["people"] = link_people(target, snapshot, evidence)
+    counts["people"] = link_people(target, snapshot, evidence, this_crawl=this_crawl)
     counts["events"] = link_news(target, snapshot, evidence)
     texts = [page.text for page in snapshot.pages] + [d.text for d in snapshot.documents]
     languages = [page.language for page in snapshot.pages] + [""] * len(snapshot.documents)
@@ -369,7 +482,8 @@ def ingest_snapshot(
     from ci_service.pipeline.news import news_entries
 
     snapshot.news = news_entries(snapshot)
-    stats = record_snapshot(target, snapshot, tick=tick)
+    stats = IngestStats(evidence=CrawlEvidence.of(snapshot))  # the whole site was read
+    record_snapshot(target, snapshot, tick=tick, stats=stats)
     rebuild_tree(target, snapshot)
     graph_counts = link_graph(target, snapshot, stats.evidence)
     log.info(

@@ -10,7 +10,8 @@ A change record, newest first in the offering's ``pricingChanges`` (at most 100)
 ``old`` is null for ``plan_added`` and ``new`` for ``plan_removed``; ``evidenceIds`` are the
 new plan's evidence (for a removal: the pricing page as read now, which no longer lists it).
 Each change record is also a ``competitor.price_changed`` event (``services.change_events``),
-written in the same transaction.
+written in the same transaction, with the plan's quote (the new plan's; a removed plan's
+old one) as where the change was read.
 
 A stored plan carries ``"comingSoon": true`` when its card or row says it is not sold yet
 (``pricing`` rules). The flag is no price term: a plan gaining or losing it is stored
@@ -45,6 +46,11 @@ def _source(plan: dict[str, Any]) -> str:
     quotes = plan.get("quotes") or []
     url = quotes[0].get("url", "") if quotes and isinstance(quotes[0], dict) else ""
     return url.split("#:~:", 1)[0]
+
+
+def _citation(plan: dict[str, Any]) -> dict[str, Any] | None:
+    quotes = plan.get("quotes") or []
+    return quotes[0] if quotes and isinstance(quotes[0], dict) else None
 
 
 def _terms(plan: dict[str, Any]) -> dict[str, Any]:
@@ -99,10 +105,11 @@ def diff_plans(
     new: dict[tuple, tuple[str, dict]],
     evidence: EvidenceMap,
     detected_at: str,
-) -> list[tuple[str, dict[str, Any]]]:
-    """(offering id, change record) for each difference between ``old`` and ``new`` (both
-    keyed by plan name and period, valued (offering id, plan))."""
-    changes: list[tuple[str, dict[str, Any]]] = []
+) -> list[tuple[str, dict[str, Any], dict[str, Any] | None]]:
+    """(offering id, change record, the plan's citation) for each difference between
+    ``old`` and ``new`` (both keyed by plan name and period, valued (offering id, plan)).
+    The citation is the new plan's quote, a removed plan's old one (for the event)."""
+    changes: list[tuple[str, dict[str, Any], dict[str, Any] | None]] = []
 
     def record(kind: str, owner: str, before: dict | None, after: dict | None) -> None:
         plan = after or before or {}
@@ -118,7 +125,7 @@ def diff_plans(
             "new": _terms(after) if after is not None else None,
             "evidenceIds": ids,
         }
-        changes.append((owner, entry))
+        changes.append((owner, entry, _citation(plan)))
 
     added = [k for k in new if k not in old]
     removed = [k for k in old if k not in new]
@@ -209,7 +216,7 @@ def save_pricing(
             pricing = [
                 p for owner, p in list(new.values()) + list(carried.values()) if owner == row.id
             ]
-            mine = [c for owner, c in changes if owner == row.id]
+            mine = [c for owner, c, _cite in changes if owner == row.id]
             if pricing == (row.pricing or []) and not mine:
                 continue
             row.pricing = pricing
@@ -219,7 +226,9 @@ def save_pricing(
             row.save()
         # Each change record is an event, in the transaction that stores it.
         by_id = {row.id: row for row in rows}
-        for owner, entry in changes:
-            change_events.price_changed(workspace_id, competitor_id, by_id.get(owner), entry)
+        for owner, entry, citation in changes:
+            change_events.price_changed(
+                workspace_id, competitor_id, by_id.get(owner), entry, citation
+            )
     counts["plans"], counts["changes"] = len(new), len(changes)
     return counts

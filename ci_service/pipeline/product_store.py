@@ -3,9 +3,19 @@
 A draft matches an existing offering of the competitor by name (case-insensitive): a
 match is updated (its features keep their ids, a known feature takes the newest
 evidence), anything else is created; one transaction each, the graph kept in step, and
-the competitor's ``products``/``categories`` lists follow its offerings. A product created
-after the competitor's first collect is a ``competitor.product_added`` event, written with
-it (during the first collect everything is new, so nothing is announced).
+the competitor's ``products``/``categories`` lists follow its active offerings. A product
+created after the competitor's first collect is a ``competitor.product_added`` event,
+written with it (during the first collect everything is new, so nothing is announced).
+
+A product a collect no longer finds is retired (:func:`retire_missing`): marked inactive
+(``isActive`` false), never deleted, so its features, pricing, hand edits and the records
+that refer to it stay; a ``competitor.product_removed`` event says so. Only when the
+evidence is a whole-site crawl's (``ingest.CrawlEvidence``), and only when a page that
+named the product before was fetched in this crawl and no longer names it, no page that
+still names it was fetched, and no page that named it failed to load (a page gone, HTTP
+404/410, is not a failure). An offering named like the company (the pricing step's
+placeholder, or the company's own product) is never retired. A retired product a later
+collect finds again is active again, and a ``product_added`` event.
 
 With an :class:`~ci_service.pipeline.evidence.EvidenceMap`, each feature's ``"cite"``
 becomes ``evidenceIds`` and ``quotes`` (the resolved sentence with its ``#:~:text=``
@@ -15,6 +25,7 @@ resolving cite nor a cited feature is not saved. The ``cite`` key never reaches 
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from ci_service.pipeline import taxonomy
@@ -110,6 +121,7 @@ def save_products(
     from ci_service.services import change_events
     from ci_service.services.offerings import create_offering
     from ci_service.store.db import transaction
+    from ci_service.store.resources import Offering
 
     # During the competitor's first collect everything is new: no product_added events.
     announce = not change_events.first_collect(workspace_id, competitor_id)
@@ -124,6 +136,7 @@ def save_products(
             continue  # nothing on the stored pages states it
         categories = align(draft.categories, own_categories)
         key = taxonomy.normalize(draft.name)
+        citation = evidence.resolve(draft.cite) if evidence is not None else None
         row = existing.get(key)
         if row is None:
             created = False
@@ -147,25 +160,118 @@ def save_products(
                     )
                     created = True
                     if announce:
-                        change_events.product_added(workspace_id, competitor_id, row)
+                        change_events.product_added(workspace_id, competitor_id, row, citation)
             existing[key] = row
             if created:
                 rows.append(row)
                 continue
-        rows.append(
-            save_offering_fields(
-                workspace_id,
-                row,
-                {
-                    "description": draft.description or row.description,
-                    "valueProps": list(dict.fromkeys((row.value_props or []) + draft.value_props)),
-                    "features": merge_items(row.features, features),
-                    "categories": merge_items(row.categories, categories),
-                },
-            )
+        row = save_offering_fields(
+            workspace_id,
+            row,
+            {
+                "description": draft.description or row.description,
+                "valueProps": list(dict.fromkeys((row.value_props or []) + draft.value_props)),
+                "features": merge_items(row.features, features),
+                "categories": merge_items(row.categories, categories),
+            },
         )
+        if not row.is_active:
+            with transaction():  # retired by an earlier collect, listed again now
+                Offering.update(is_active=True).where(Offering.id == row.id).execute()
+                row.is_active = True
+                if announce:
+                    change_events.product_added(workspace_id, competitor_id, row, citation)
+        rows.append(row)
+    if announce and evidence is not None:
+        found = {taxonomy.normalize(draft.name) for draft in drafts}
+        retire_missing(workspace_id, competitor_id, found, evidence)
     sync_competitor_lists(workspace_id, competitor_id)
     return rows
+
+
+def _names(text: str, name: str) -> bool:
+    """Whether ``text`` names ``name`` (a whole word or words, any case or spacing)."""
+    words = [re.escape(w) for w in name.split()]
+    if not words:
+        return False
+    return re.search(r"(?<!\w)" + r"\s+".join(words) + r"(?!\w)", text, re.I) is not None
+
+
+def retire_missing(
+    workspace_id: str, competitor_id: str, found: set[str], evidence: EvidenceMap
+) -> list[Any]:
+    """Mark inactive the competitor's active offerings this crawl did not find (``found``:
+    the normalized names it found) and that the pages which named them no longer name,
+    each a ``competitor.product_removed`` event (the rule is in the module docstring);
+    returns the retired rows."""
+    from ci_service.pipeline.evidence import Cite, sentences
+    from ci_service.services import change_events
+    from ci_service.services.competitors import get_competitor
+    from ci_service.store.db import transaction
+    from ci_service.store.intel import IntelItem
+    from ci_service.store.resources import Offering
+
+    failed = getattr(evidence, "failed", None)
+    if failed is None:
+        return []  # not a whole-site crawl: what it did not read says nothing
+    company = taxonomy.normalize(get_competitor(workspace_id, competitor_id).name)
+    missing = [
+        o
+        for o in competitor_offerings(workspace_id, competitor_id)
+        if o.is_active
+        and taxonomy.normalize(o.name) not in found
+        and taxonomy.normalize(o.name) not in (company, "product")
+    ]
+    if not missing:
+        return []
+    # Each page's latest stored version, and (for a page this crawl read) the one before.
+    latest: dict[str, Any] = {}
+    query = IntelItem.select(IntelItem.id, IntelItem.url, IntelItem.previous_item).where(
+        IntelItem.workspace == workspace_id,
+        IntelItem.competitor == competitor_id,
+        IntelItem.type == "EVIDENCE",
+        IntelItem.source_type == "WEB_PAGE",
+    )
+    for row in query.order_by(IntelItem.seq):
+        latest[row.url] = row
+    before_ids = {
+        url: (row.previous_item_id if url in evidence else row.id) for url, row in latest.items()
+    }
+    wanted = [i for i in before_ids.values() if i]
+    texts = (
+        {
+            row.id: row.content
+            for row in IntelItem.select(IntelItem.id, IntelItem.content).where(
+                IntelItem.id.in_(wanted)
+            )
+        }
+        if wanted
+        else {}
+    )
+    retired = []
+    for offering in missing:
+        named = [url for url, i in before_ids.items() if _names(texts.get(i, ""), offering.name)]
+        read = [url for url in named if url in evidence]
+        if not read or any(url in failed for url in named):
+            continue  # nothing read now says so, or a page that listed it failed to load
+        if any(evidence.resolve(Cite(url, offering.name)) for url in read):
+            continue  # a page read now still holds the name: the extractor missed it
+        page = read[0]
+        line = next((s for s in sentences(texts[before_ids[page]]) if _names(s, offering.name)), "")
+        with transaction():
+            row = Offering.get_or_none(Offering.id == offering.id)
+            if row is None or not row.is_active:
+                continue
+            row.is_active = False
+            row.save(only=[Offering.is_active])
+            change_events.product_removed(
+                workspace_id,
+                row,
+                change_events.where_read(page, line),
+                [i for i in (evidence.evidence_id(url) for url in read) if i],
+            )
+        retired.append(row)
+    return retired
 
 
 def _offering_named(workspace_id: str, competitor_id: str, key: str) -> Any:
@@ -177,13 +283,15 @@ def _offering_named(workspace_id: str, competitor_id: str, key: str) -> Any:
 
 
 def sync_competitor_lists(workspace_id: str, competitor_id: str) -> None:
-    """The competitor's ``products`` mirror its offerings; its ``categories`` gain theirs
-    (categories set by hand are kept). Nothing changes while it has no offerings."""
+    """The competitor's ``products`` mirror its active offerings (a retired one is no
+    longer among them); its ``categories`` gain theirs (categories set by hand are kept).
+    Nothing changes while it has no offerings."""
     from ci_service.services.competitors import get_competitor, update_competitor
 
-    offerings = competitor_offerings(workspace_id, competitor_id)
-    if not offerings:
+    every = competitor_offerings(workspace_id, competitor_id)
+    if not every:
         return
+    offerings = [o for o in every if o.is_active]
     categories: list[dict] = []
     for offering in offerings:
         categories = merge_items(categories, offering.categories or [])

@@ -10,9 +10,10 @@ until none is left, and its completion hook (in the transaction that completes t
 finishes any card requested after the step's last look. Regenerating replaces the card's
 content and mode, then re-applies its hand edits (``services/battlecard_edits.py``); cards
 never pile up. A failed or cancelled job marks its pending cards FAILED and leaves their
-previous content in place. Regenerating a card that had generated content into different
-content is a ``battlecard.updated`` event (in the regenerating transaction); a card's
-first content is not.
+previous content in place. Regenerating a card that had generated content into content
+that reads differently (:func:`readable`: not evidence ids, links, dates or counters) is a
+``battlecard.updated`` event (in the regenerating transaction); a card's first content is
+not.
 
 Mode shown: while a card is GENERATING its ``mode`` is the requested one (the answer to
 generate, and every read until the job ends, show the card as it is being generated, its
@@ -25,6 +26,7 @@ mode (a pending request's, else the written one), ATTACK for a new card.
 from __future__ import annotations
 
 import json
+import re
 from datetime import datetime
 from typing import Any
 
@@ -117,7 +119,7 @@ def regenerate(card: Battlecard, mode: str | None = None) -> Battlecard:
     card.generated_at = now
     card.updated_at = now
     card.save()
-    if before is not None and _canonical(content) != _canonical(before):
+    if before is not None and readable(content) != readable(before):
         from ci_service.services import change_events
 
         new_ids = [i for i in card.evidence_ids or [] if i not in before_ids]
@@ -125,9 +127,35 @@ def regenerate(card: Battlecard, mode: str | None = None) -> Battlecard:
     return card
 
 
-def _canonical(content: Any) -> str:
-    """The content as stored (JSON), so tuples and lists compare equal."""
-    return json.dumps(content, sort_keys=True, default=str)
+# Keys whose values a rep never reads: which evidence version backs an item, where its quote
+# opens, when something was generated. A refresh that re-collects a page with only its date
+# changed gives every item new evidence ids and quote links; that is not a new card.
+_UNREAD_KEY = re.compile(r"^(?:id|ids|url|urls)$|(?:Ids?|Urls?|URL|At)$")
+
+
+def _unread(key: str) -> bool:
+    return bool(_UNREAD_KEY.search(key))
+
+
+def readable(content: Any) -> str:
+    """The card as a rep reads it, for "has it changed?": evidence ids, links and times are
+    left out, repeats within a list count once, and texts compare with dates, times and
+    counters made equal
+    (``change_filter.normalize_passage``), so only a change in what the card says counts."""
+    from ci_service.services.change_filter import normalize_passage
+
+    def strip(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if not _unread(str(k))}
+        if isinstance(value, list | tuple):
+            # The same quote from two versions of a page is one quote to a reader.
+            kept = [strip(v) for v in value]
+            return list({json.dumps(v, sort_keys=True, default=str): v for v in kept}.values())
+        if isinstance(value, str):
+            return normalize_passage(value) or value.strip()
+        return value
+
+    return json.dumps(strip(content or {}), sort_keys=True, default=str)
 
 
 def _pending(workspace_id: str, competitor_id: str) -> list[Battlecard]:

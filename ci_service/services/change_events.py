@@ -9,11 +9,23 @@ Each function is called by the code that makes the change, inside its transactio
   are not events (:func:`first_collect`). Price changes need a stored price anyway. The
   placeholder offering the pricing step creates for a competitor without any is not a
   ``product_added``; nor are offerings added by hand (only those a collect finds).
+- **Where it was read**: a competitor change carries, when known, ``url`` (the source
+  page), ``quote`` (the verbatim line that states it) and ``quoteUrl`` (``url`` with a
+  ``#:~:text=`` fragment, ``pipeline.evidence.fragment_url``): for a price change or an
+  added plan the new plan's line, for a removed plan the old one's; an added product's
+  naming sentence, a removed product's line on the page that listed it; a person's line
+  on the team page; a news item's title; a changed page's first added passage.
+- **Removals**: ``product_removed`` and ``person_removed`` come from a collect only when
+  the page that listed the product or named the person was fetched in it and no longer
+  does (``pipeline.product_store``, ``pipeline.ingest.link_people``); never on the first
+  collect.
 - **News backfill**: a news item published more than ``NEWS_BACKFILL_DAYS`` before the
   competitor's last refresh is old news the crawl only now reached, not an event.
 - **Page changes**: only WEB_PAGE and DOCUMENT items recorded as changed, and only when
-  :func:`ci_service.services.change_filter.meaningful_change` says the added and removed
-  passages differ beyond dates, counters, tracking parameters and boilerplate; the event
+  :func:`ci_service.services.change_filter.meaningful_passages` says the added and removed
+  passages differ beyond dates, counters, tracking parameters, boilerplate, line breaks
+  and site chrome (the page's menu entries, lines the site repeats on several pages:
+  ``change_filter.SiteChrome``, built by ``pipeline.ingest``); the event
   keeps at most ``MAX_PASSAGES`` of those passages each way, each cut to 300 characters.
 - **Battle cards**: an update of a card that already had generated content and whose new
   content differs; a card's first content is not an event (a collect builds every card,
@@ -28,7 +40,7 @@ from datetime import timedelta
 from typing import Any
 
 from ci_service.services import events
-from ci_service.services.change_filter import meaningful_passages
+from ci_service.services.change_filter import SiteChrome, meaningful_passages
 from ci_service.store.competitors import Competitor
 
 NEWS_BACKFILL_DAYS = 30
@@ -58,6 +70,28 @@ def _link(competitor_id: str | None) -> str | None:
     return f"/competitors/{competitor_id}" if competitor_id else None
 
 
+def where_read(url: str | None, quote: str | None = None) -> dict[str, str]:
+    """``{url, quote, quoteUrl}`` for an event's data: what is known of them. ``url`` may
+    carry a text fragment already (a stored citation's): it is split off and rebuilt."""
+    from ci_service.pipeline.evidence import fragment_url
+
+    base = str(url or "").split("#:~:", 1)[0]
+    if not base.startswith(("http://", "https://")):
+        return {}
+    out = {"url": base}
+    quote = " ".join(str(quote or "").split())
+    if quote:
+        out.update(quote=quote, quoteUrl=fragment_url(base, quote))
+    return out
+
+
+def cited(citation: Any) -> dict[str, str]:
+    """:func:`where_read` of a stored citation ({evidenceId, quote, url}), if any."""
+    if not isinstance(citation, dict):
+        return {}
+    return where_read(citation.get("url"), citation.get("quote"))
+
+
 # -- competitor changes found by a collect ----------------------------------------------
 
 
@@ -73,10 +107,14 @@ def _money_and_rest(plan: dict[str, Any]) -> tuple[str, str]:
 
 
 def price_changed(
-    workspace_id: str, competitor_id: str, offering: Any, entry: dict[str, Any]
+    workspace_id: str,
+    competitor_id: str,
+    offering: Any,
+    entry: dict[str, Any],
+    citation: dict[str, Any] | None = None,
 ) -> None:
     """One pricing change record (``pipeline.pricing_store``): a changed, added or removed
-    plan."""
+    plan; ``citation`` the plan's stored quote (the new plan's, a removed plan's old one)."""
     from ci_service.services.battlecard_facts import price_terms
 
     name = _name(_competitor(workspace_id, competitor_id))
@@ -117,11 +155,16 @@ def price_changed(
             "change": kind,
             "old": old,
             "new": new,
+            **cited(citation),
         },
     )
 
 
-def product_added(workspace_id: str, competitor_id: str, offering: Any) -> None:
+def product_added(
+    workspace_id: str, competitor_id: str, offering: Any, citation: dict[str, Any] | None = None
+) -> None:
+    """A product a collect found (``citation``: the sentence that names it), or found again
+    after a collect had found it gone."""
     name = _name(_competitor(workspace_id, competitor_id))
     ids = [i for f in offering.features or [] for i in (f.get("evidenceIds") or [])]
     about = f": {offering.description}" if offering.description else ""
@@ -133,34 +176,59 @@ def product_added(workspace_id: str, competitor_id: str, offering: Any) -> None:
         competitor_id=competitor_id,
         evidence_ids=ids[:20],
         link=_link(competitor_id),
-        data={"offeringId": offering.id, "name": offering.name},
+        data={"offeringId": offering.id, "name": offering.name, **cited(citation)},
     )
 
 
-def product_removed(workspace_id: str, offering: Any) -> None:
-    """A competitor offering deleted (``services.offerings.delete_offering``)."""
+def product_removed(
+    workspace_id: str,
+    offering: Any,
+    source: dict[str, str] | None = None,
+    evidence_ids: list[str] | None = None,
+) -> None:
+    """A competitor offering deleted (``services.offerings.delete_offering``), or one a
+    collect no longer finds on the pages that listed it (``pipeline.product_store``):
+    ``source`` then says where it was listed (:func:`where_read` of the old line) and
+    ``evidence_ids`` are those pages as read now."""
     name = _name(_competitor(workspace_id, offering.competitor_id))
+    if source is None:
+        summary = f"{offering.name} was removed from {name}'s products."
+    else:
+        summary = f"{name} no longer lists {offering.name} on its site."
     events.emit(
         workspace_id,
         "competitor.product_removed",
         f"{name}: product {offering.name} removed",
-        f"{offering.name} was removed from {name}'s products.",
+        summary,
         competitor_id=offering.competitor_id,
+        evidence_ids=list(evidence_ids or []),
         link=_link(offering.competitor_id),
-        data={"offeringId": offering.id, "name": offering.name},
+        data={"offeringId": offering.id, "name": offering.name, **(source or {})},
     )
 
 
-def evidence_recorded(workspace_id: str, competitor_id: str, result: Any) -> None:
+def evidence_recorded(
+    workspace_id: str, competitor_id: str, result: Any, chrome: SiteChrome | None = None
+) -> None:
     """After ``services.intel.record_evidence`` for a competitor: a new NEWS item is
-    ``competitor.news``, a meaningfully changed WEB_PAGE or DOCUMENT ``page_changed``."""
+    ``competitor.news``, a meaningfully changed WEB_PAGE or DOCUMENT ``page_changed``
+    (``chrome``: what counts as site chrome on that page)."""
     item = getattr(result, "item", None)
     if item is None:
         return
     if result.status == "new" and item.source_type == "NEWS":
         _news(workspace_id, competitor_id, item)
     elif result.status == "changed" and item.source_type in ("WEB_PAGE", "DOCUMENT"):
-        _page_changed(workspace_id, competitor_id, item)
+        _page_changed(workspace_id, competitor_id, item, chrome)
+
+
+def _news_quote(item: Any) -> str:
+    """The news item's title, else the first sentence of its text."""
+    if item.title:
+        return item.title
+    from ci_service.pipeline.evidence import sentences
+
+    return next(iter(sentences(item.content or "")), "")
 
 
 def _news(workspace_id: str, competitor_id: str, item: Any) -> None:
@@ -186,43 +254,73 @@ def _news(workspace_id: str, competitor_id: str, item: Any) -> None:
         competitor_id=competitor_id,
         evidence_ids=[item.id],
         link=_link(competitor_id),
-        data={"intelId": item.id, "url": item.url, "publishedAt": iso(published)},
+        data={
+            "intelId": item.id,
+            "publishedAt": iso(published),
+            # A feed entry without a link has a made-up "#news-" URL: no page to open.
+            **(where_read(item.url, _news_quote(item)) if "#news-" not in item.url else {}),
+            "url": item.url,
+        },
     )
 
 
-def _page_changed(workspace_id: str, competitor_id: str, item: Any) -> None:
+def _cut(passage: str, limit: int = MAX_PASSAGE_CHARS) -> str:
+    """``passage`` within ``limit`` characters, cut between words (a quote's text fragment
+    must end on a whole word to be found on the page)."""
+    if len(passage) <= limit:
+        return passage
+    return passage[: limit + 1].rsplit(None, 1)[0]
+
+
+def _page_changed(
+    workspace_id: str, competitor_id: str, item: Any, chrome: SiteChrome | None = None
+) -> None:
     changes = item.changes or {}
     added, removed = list(changes.get("added") or []), list(changes.get("removed") or [])
     retitled = changes.get("titleChanged") or {}
     if retitled:
         added.append(str(retitled.get("to") or ""))
         removed.append(str(retitled.get("from") or ""))
-    added, removed = meaningful_passages(added, removed)
+    added, removed = meaningful_passages(added, removed, chrome)
     if not added and not removed:
-        return  # only dates, counters, tracking parameters or boilerplate changed
+        return  # only dates, counters, tracking parameters, line breaks or chrome changed
     name = _name(_competitor(workspace_id, competitor_id))
     page = item.title or item.url
-    counts = []
-    if added:
-        counts.append(f"{len(added)} passage(s) added")
-    if removed:
-        counts.append(f"{len(removed)} removed")
     events.emit(
         workspace_id,
         "competitor.page_changed",
         f"{name}: “{page}” changed",
-        f"The page {item.url} changed: {' and '.join(counts)}.",
+        _page_summary(item.url, added, removed),
         competitor_id=competitor_id,
         evidence_ids=[item.id, item.previous_item_id],
         link=_link(competitor_id),
         data={
             "intelId": item.id,
             "previousItemId": item.previous_item_id,
-            "url": item.url,
             "added": [p[:MAX_PASSAGE_CHARS] for p in added[:MAX_PASSAGES]],
             "removed": [p[:MAX_PASSAGE_CHARS] for p in removed[:MAX_PASSAGES]],
+            # The first added passage, where the page now says something new.
+            **(where_read(item.url, _cut(added[0])) if added else {}),
+            "url": item.url,
         },
     )
+
+
+def _lines_said(passages: list[str], verb: str) -> str:
+    """“now says “…” (and 2 more lines)”: the first changed line, then how many more."""
+    more = len(passages) - 1
+    rest = f" and {more} more line{'s' if more != 1 else ''}" if more else ""
+    return f"{verb} “{_cut(passages[0], 160)}”{rest}"
+
+
+def _page_summary(url: str, added: list[str], removed: list[str]) -> str:
+    """The change itself, not a count: "The page … now says “…”; it no longer says “…”."."""
+    parts = []
+    if added:
+        parts.append(_lines_said(added, "now says"))
+    if removed:
+        parts.append(_lines_said(removed, "no longer says"))
+    return f"The page {url} {'; it '.join(parts)}."
 
 
 def person_added(
@@ -231,18 +329,54 @@ def person_added(
     person: str,
     role: str | None,
     evidence_ids: list[str],
+    citation: dict[str, Any] | None = None,
+) -> None:
+    """A person a collect finds named on the site (``citation``: the line naming them)."""
+    _person(workspace_id, competitor_id, person, role, evidence_ids, citation, joined=True)
+
+
+def person_removed(
+    workspace_id: str,
+    competitor_id: str,
+    person: str,
+    role: str | None,
+    evidence_ids: list[str],
+    citation: dict[str, Any] | None = None,
+) -> None:
+    """A person the page that named them (fetched in this collect) no longer names;
+    ``citation`` is the old line that did, ``evidence_ids`` the page as read now."""
+    _person(workspace_id, competitor_id, person, role, evidence_ids, citation, joined=False)
+
+
+def _person(
+    workspace_id: str,
+    competitor_id: str,
+    person: str,
+    role: str | None,
+    evidence_ids: list[str],
+    citation: dict[str, Any] | None,
+    *,
+    joined: bool,
 ) -> None:
     name = _name(_competitor(workspace_id, competitor_id))
     who = f"{person} ({role})" if role else person
+    if joined:
+        kind, title, summary = "added", f"{name}: {who}", f"{who} now appears on {name}'s site."
+    else:
+        kind = "removed"
+        title, summary = (
+            f"{name}: {who} no longer listed",
+            f"{who} no longer appears on {name}'s site.",
+        )
     events.emit(
         workspace_id,
-        "competitor.person_added",
-        f"{name}: {who}",
-        f"{who} now appears on {name}'s site.",
+        f"competitor.person_{kind}",
+        title,
+        summary,
         competitor_id=competitor_id,
         evidence_ids=evidence_ids,
         link=_link(competitor_id),
-        data={"name": person, "title": role},
+        data={"name": person, "title": role, **cited(citation)},
     )
 
 

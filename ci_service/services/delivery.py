@@ -3,7 +3,15 @@
 **Matching.** An event goes to a subscription when the subscription is active, in the
 event's workspace, lists the event's type (or no types), lists the event's competitor (or
 no competitors: then events without a competitor match too) and the event's importance is
-at least ``min_importance``.
+at least ``min_importance``, unless a mute (``services.mutes``: a page or an event type, for
+the subscription or for the competitor) covers it; digests leave muted events out too.
+
+**Missed** (issue 29). An event that would match a paused or disabled subscription is not
+lost: :func:`fan_out` records it for that subscription with status ``missed`` (not sent,
+not picked up by the sender), except the subscription's own pause or disable notice.
+Pausing or disabling also turns the subscription's pending deliveries into missed ones.
+They are sent only when asked (``services.delivery_replay``: resume with ``sendMissed``,
+send-missed, retry).
 
 **Rows first, sending later.** :func:`fan_out` runs inside ``events.emit``, in the
 transaction of the change: for each matching subscription whose ``digest`` is ``none`` it
@@ -12,17 +20,28 @@ payload below) and enqueues a ``deliver-notifications`` job for the workspace un
 queued or running. Digest subscriptions get nothing per event (``delivery_digest``). A crash
 between the commit and the send loses nothing: the rows are there, and the scheduler's
 30-second scan (:func:`wake`) enqueues the job for every workspace with due deliveries
-(retries, and jobs failed "Interrupted" by a restart). The job sends every pending delivery
-of its workspace whose ``next_attempt_at`` has come, each at most once per run.
+(jobs failed "Interrupted" by a restart). The job sends every pending delivery of its
+workspace whose ``next_attempt_at`` has come, each at most once per run.
+
+**Retries leave on time** (issue 29). The job is a row with a ``run_after``, so it can be
+queued *for later*: when a run ends, :func:`arm_next` queues the workspace's next run for
+its earliest pending delivery if that is due within ``ARM_HORIZON`` (60 s), and the
+30-second scan does the same for every workspace (so a later retry is armed before it is
+due). Any process's idle worker claims the job at its time (it waits no longer than the
+earliest ``run_after``), whoever leads the scheduler; nothing lives only in one process's
+memory and no worker thread sleeps. A new
+event meanwhile brings a waiting job forward (:func:`ensure_job`): a workspace still has
+one delivery job at a time (a running one arms its successor as it ends).
 
 **Outcomes.** Delivered on 2xx. Timeouts, connection errors, 408, 429 and 5xx are retried
 with exponential back-off and jitter: 30 s x 2^(attempts before) +-20 %, at most 6 h; a
 ``Retry-After`` (seconds or HTTP date) is honoured instead (at least 1 s, at most 24 h).
 Other 4xx and 3xx fail without retry. 410 fails the delivery and disables the subscription
-(status ``disabled``). A subscription whose sends have failed continuously (``failing_since``,
-cleared by any success) for ``delivery_pause_after_days`` is paused; the pause is itself an
-event (``subscription.paused``, data ``{subscriptionId, reason}``) emitted in the same
-transaction. Disabling or pausing fails the subscription's other pending deliveries. Each
+(status ``disabled``; the event ``subscription.disabled``, data ``{subscriptionId,
+reason}``, in the same transaction). A subscription whose sends have failed continuously
+(``failing_since``, cleared by any success) for ``delivery_pause_after_days`` is paused; the
+pause is itself an event (``subscription.paused``) emitted in the same transaction.
+Disabling or pausing turns the subscription's other pending deliveries into missed ones. Each
 attempt records ``attempts``, ``last_status``, ``last_error`` (never a target or secret) and
 ``next_attempt_at``. Test deliveries are sent whatever the subscription's status.
 
@@ -49,31 +68,46 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from ci_service.services import delivery_messages as messages
+
+# The job's scheduling lives apart (size); re-exported: callers import it from here.
+from ci_service.services.delivery_schedule import (
+    ARM_HORIZON,
+    JOB_TYPE,
+    _due,
+    active_job,
+    arm_next,
+    earliest_pending,
+    ensure_job,
+    wake,
+)
 from ci_service.services.delivery_send import Outcome, WebhookSender, is_email, send_apprise
 from ci_service.settings import Settings, load_settings
 from ci_service.store import statements
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import joined_transaction, transaction
 from ci_service.store.events import IMPORTANCE, Event
-from ci_service.store.jobs import Job
 from ci_service.timeutil import iso, utcnow
 
 log = logging.getLogger("ci_service.delivery")
 
-JOB_TYPE = "deliver-notifications"
 BASE_BACKOFF = 30.0
 MAX_BACKOFF = 6 * 3600.0
 MAX_RETRY_AFTER = 24 * 3600.0
 JITTER = 0.2
 BATCH = 50
+MISSED = "missed"
 
 
 def new_message_id() -> str:
     return "msg_" + uuid.uuid4().hex
 
 
-def matches(subscription: Subscription, event: Event) -> bool:
-    if subscription.status != "active" or subscription.workspace_id != event.workspace_id:
+def matches(subscription: Subscription, event: Event, *, any_status: bool = False) -> bool:
+    """The one matching rule. ``any_status``: as if the subscription were active (what a
+    paused or disabled one misses)."""
+    if not any_status and subscription.status != "active":
+        return False
+    if subscription.workspace_id != event.workspace_id:
         return False
     types = subscription.event_types or []
     if types and event.type not in types:
@@ -90,14 +124,20 @@ def importance_at_least(level: str, minimum: str | None) -> bool:
 
 
 def fan_out(event: Event, config: Settings | None = None) -> list[Delivery]:
-    """Create the event's deliveries and queue the sender; in the caller's transaction."""
+    """Create the event's deliveries (``missed`` for a paused or disabled subscription) and
+    queue the sender; in the caller's transaction."""
     sql = statements.select_sql(
-        Subscription,
-        "t.workspace_id = {param} AND t.status = 'active' AND t.digest = 'none'",
-        "immediate",
+        Subscription, "t.workspace_id = {param} AND t.digest = 'none'", "fan-out"
     )  # every event of every write asks: a statement built once
     subscriptions = statements.select_models(Subscription, sql, [event.workspace_id])
-    targets = [s for s in subscriptions if matches(s, event)]
+    targets = [
+        s for s in subscriptions if matches(s, event, any_status=True) and not _own_notice(s, event)
+    ]
+    if targets:
+        from ci_service.services.mutes import muted_for  # mutes reads subscriptions' rules
+
+        is_muted = muted_for(event)  # the workspace's mutes, read once for every subscription
+        targets = [s for s in targets if not is_muted(s)]
     if not targets:
         return []
     config = config or load_settings()
@@ -111,12 +151,22 @@ def fan_out(event: Event, config: Settings | None = None) -> list[Delivery]:
                 kind="event",
                 message_id=new_message_id(),
                 payload=payload,
+                status="pending" if sub.status == "active" else MISSED,
                 next_attempt_at=event.created_at,
             )
             for sub in targets
         ]
-        ensure_job(event.workspace_id)
+        if any(row.status == "pending" for row in made):
+            ensure_job(event.workspace_id)
     return made
+
+
+def _own_notice(subscription: Subscription, event: Event) -> bool:
+    """A stopped subscription does not "miss" the notice that it was stopped."""
+    return (
+        subscription.status != "active"
+        and (event.data or {}).get("subscriptionId") == subscription.id
+    )
 
 
 def create_test_delivery(subscription: Subscription, now: datetime | None = None) -> Delivery:
@@ -133,51 +183,6 @@ def create_test_delivery(subscription: Subscription, now: datetime | None = None
         )
         ensure_job(subscription.workspace_id)
     return row
-
-
-def active_job(workspace_id: str) -> Job | None:
-    return (
-        Job.select()
-        .where(Job.workspace == workspace_id, Job.type == JOB_TYPE, Job.status == "running")
-        .first()
-    )
-
-
-def ensure_job(workspace_id: str) -> Job:
-    """The workspace's queued or running delivery job, enqueued if there is none.
-
-    Workspace-level jobs are not deduplicated by ``enqueue``; the check and the insert share
-    one IMMEDIATE transaction here instead.
-    """
-    from ci_service.jobs.queue import enqueue
-
-    with transaction():
-        job = active_job(workspace_id)
-        if job is None:
-            job = enqueue(workspace_id, JOB_TYPE, metadata={"trigger": "delivery"})
-    return job
-
-
-def _due(now: datetime):
-    return (
-        (Delivery.status == "pending")
-        & (Delivery.next_attempt_at <= now)
-        & ((Subscription.status == "active") | (Delivery.kind == "test"))
-    )
-
-
-def wake(now: datetime | None = None) -> list[Job]:
-    """Queue the delivery job of every workspace with due deliveries (the 30 s scan)."""
-    now = now or utcnow()
-    rows = (
-        Delivery.select(Delivery.workspace).join(Subscription).where(_due(now)).distinct().tuples()
-    )
-    workspaces = [workspace_id for (workspace_id,) in rows]
-    queued = []
-    for workspace_id in workspaces:
-        if active_job(workspace_id) is None:
-            queued.append(ensure_job(workspace_id))
-    return queued
 
 
 def due_deliveries(workspace_id: str, now: datetime, exclude=(), limit: int = BATCH):
@@ -326,31 +331,46 @@ def _follow_subscription(row: Delivery, outcome: Outcome, now: datetime, config:
         if outcome.error:
             reason += f"; last error: {outcome.error}"
         _stop(sub, "paused", reason[:500], now, row)
-        from ci_service.services import events
-
-        events.emit(
-            sub.workspace_id,
-            "subscription.paused",
-            f"Subscription {sub.name!r} was paused",
-            reason,
-            importance="high",
-            link="/settings",
-            data={"subscriptionId": sub.id, "reason": reason[:500]},
-        )
 
 
 def _stop(sub: Subscription, status: str, reason: str, now: datetime, current: Delivery) -> None:
-    """Pause or disable ``sub``; its pending deliveries fail (``current`` keeps its error)."""
+    """Pause or disable ``sub`` and say so with an event (``subscription.paused`` or
+    ``.disabled``), in the caller's transaction; ``current`` fails, the subscription's other
+    pending deliveries are missed (sent again on request)."""
+    from ci_service.services import events
+
+    reason = reason[:500]
     Subscription.update(status=status, status_reason=reason, updated_at=now).where(
         Subscription.id == sub.id
     ).execute()
     Delivery.update(status="failed").where(
         Delivery.id == current.id, Delivery.status == "pending"
     ).execute()
-    Delivery.update(status="failed", last_error=f"the subscription was {status}").where(
-        Delivery.subscription == sub.id, Delivery.status == "pending", Delivery.kind != "test"
-    ).execute()
+    miss_pending(sub.id)
     log.warning("subscription %s %s", sub.id, status)
+    events.emit(
+        sub.workspace_id,
+        f"subscription.{status}",
+        f"Subscription {sub.name!r} was {status}",
+        reason,
+        importance="high",
+        link="/settings/alerts",
+        data={"subscriptionId": sub.id, "reason": reason},
+    )
+
+
+def miss_pending(subscription_id: str) -> int:
+    """The subscription's pending deliveries (not tests, which are sent whatever its
+    status) become missed: it was paused or disabled."""
+    return (
+        Delivery.update(status=MISSED)
+        .where(
+            Delivery.subscription == subscription_id,
+            Delivery.status == "pending",
+            Delivery.kind != "test",
+        )
+        .execute()
+    )
 
 
 def delivery_to_dict(row: Delivery) -> dict[str, Any]:
@@ -373,15 +393,20 @@ def delivery_to_dict(row: Delivery) -> dict[str, Any]:
 
 
 __all__ = [
+    "ARM_HORIZON",
     "JOB_TYPE",
+    "MISSED",
     "active_job",
+    "arm_next",
     "backoff",
     "create_test_delivery",
     "delivery_to_dict",
     "due_deliveries",
+    "earliest_pending",
     "ensure_job",
     "fan_out",
     "matches",
+    "miss_pending",
     "send_due",
     "wake",
 ]

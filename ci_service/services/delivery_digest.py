@@ -8,9 +8,17 @@
   competitor (events without one under "Workspace"), groups ordered by their most
   important event, events by importance (high first) then time. At most ``MAX_EVENTS``
   events are listed; ``omitted`` counts the rest.
+- One thing, once (issue 29): of several ``battlecard.updated`` events of one battlecard
+  (``data.battlecardId``), or ``competitor.page_changed`` events of one page (``data.url``),
+  a digest lists the latest only (``latest_per_thing``).
 - Nothing is created when nothing happened. At most one digest delivery exists per
   subscription and key (a unique index backs the check), and ``last_digest_at`` records the
-  period end so later scans skip it.
+  period end so later scans skip it. The scan skips paused and disabled subscriptions;
+  resumed, the next scan makes the last complete period's digest if it was not made.
+- **On demand** (:func:`make_digest_now`, issue 29): the events since the last digest (the
+  later of ``last_digest_at`` and the end of the last on-demand digest; without either the
+  last day, or week for a weekly subscription) up to now, key ``now:<ISO time>``. It does
+  not touch ``last_digest_at``: the scheduled digest still comes, with its whole period.
 - Sent like any delivery: the JSON to a webhook; to Apprise as HTML e-mail (with a
   plain-text alternative) or a Markdown chat message.
 """
@@ -31,12 +39,15 @@ from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import transaction
 from ci_service.store.events import IMPORTANCE, Event
-from ci_service.timeutil import iso, utcnow
+from ci_service.timeutil import iso, parse_datetime, utcnow
 
 log = logging.getLogger("ci_service.delivery")
 
 MAX_EVENTS = 500
 WORKSPACE_GROUP = "Workspace"
+NOW_PREFIX = "now:"
+# Event types whose later event of the same thing supersedes the earlier: data field naming it.
+SAME_THING = {"battlecard.updated": "battlecardId", "competitor.page_changed": "url"}
 
 
 def last_period(period: str, now: datetime) -> tuple[str, datetime, datetime]:
@@ -64,7 +75,28 @@ def period_events(sub: Subscription, start: datetime, end: datetime) -> list[Eve
     if sub.competitor_ids:
         query = query.where(Event.competitor_id.in_(list(sub.competitor_ids)))
     rows = query.order_by(Event.created_at, Event.id)
-    return [e for e in rows if importance_at_least(e.importance, sub.min_importance)]
+    from ci_service.services.mutes import unmuted  # mutes reads subscriptions' rules
+
+    return unmuted(sub, [e for e in rows if importance_at_least(e.importance, sub.min_importance)])
+
+
+def latest_per_thing(events: list[Event]) -> list[Event]:
+    """``events`` without the superseded ones (``SAME_THING``), in their order."""
+    latest: dict[tuple[str, str], Event] = {}
+    for event in events:
+        thing = _thing(event)
+        if thing is None:
+            continue
+        kept = latest.get(thing)
+        if kept is None or (event.created_at, event.id) > (kept.created_at, kept.id):
+            latest[thing] = event
+    return [e for e in events if (thing := _thing(e)) is None or latest[thing] is e]
+
+
+def _thing(event: Event) -> tuple[str, str] | None:
+    field = SAME_THING.get(event.type)
+    value = (event.data or {}).get(field) if field else None
+    return (event.type, str(value)) if value else None
 
 
 def _rank(level: str) -> int:
@@ -72,9 +104,18 @@ def _rank(level: str) -> int:
 
 
 def build_digest(
-    sub: Subscription, key: str, start: datetime, end: datetime, events: list[Event], public_url
+    sub: Subscription,
+    key: str,
+    start: datetime,
+    end: datetime,
+    events: list[Event],
+    public_url,
+    period: str | None = None,
 ) -> dict[str, Any]:
-    """The digest payload (see ``services.delivery``'s docstring)."""
+    """The digest payload (see ``services.delivery``'s docstring). ``period``: daily or
+    weekly (default: the subscription's)."""
+    period = period or sub.digest
+    events = latest_per_thing(events)
     ordered = sorted(events, key=lambda e: (-_rank(e.importance), e.created_at, e.id))
     listed, omitted = ordered[:MAX_EVENTS], max(len(ordered) - MAX_EVENTS, 0)
     ids = {e.competitor_id for e in listed if e.competitor_id}
@@ -95,18 +136,20 @@ def build_digest(
                 "events": [],
             },
         )
-        group["events"].append({**event_to_dict(event), "url": absolute(event.link, public_url)})
+        group["events"].append(
+            {**event_to_dict(event, public_url), "url": absolute(event.link, public_url)}
+        )
     ranked = sorted(
         groups.values(),
         key=lambda g: (-_rank(g["events"][0]["importance"]), g["competitorName"].lower()),
     )
     return {
-        "type": f"digest.{sub.digest}",
+        "type": f"digest.{period}",
         "timestamp": iso(end),
         "data": {
             "digest": {
                 "key": key,
-                "period": sub.digest,
+                "period": period,
                 "start": iso(start),
                 "end": iso(end),
                 "eventCount": len(ordered),
@@ -135,18 +178,69 @@ def make_digest(
         if not exists and (sub.created_at is None or sub.created_at < end):
             events = period_events(sub, start, end)
             if events:
-                made = Delivery.create(
-                    workspace=sub.workspace_id,
-                    subscription=sub,
-                    kind="digest",
-                    digest_key=key,
-                    message_id=new_message_id(),
-                    payload=build_digest(sub, key, start, end, events, config.base_url),
-                    next_attempt_at=now,
+                made = _create(
+                    sub, key, now, build_digest(sub, key, start, end, events, config.base_url)
                 )
-                ensure_job(sub.workspace_id)
         Subscription.update(last_digest_at=end).where(Subscription.id == sub.id).execute()
     return made
+
+
+def _create(sub: Subscription, key: str, now: datetime, payload: dict[str, Any]) -> Delivery:
+    """The digest delivery, due now, and the job that sends it (in the caller's
+    transaction)."""
+    made = Delivery.create(
+        workspace=sub.workspace_id,
+        subscription=sub,
+        kind="digest",
+        digest_key=key,
+        message_id=new_message_id(),
+        payload=payload,
+        next_attempt_at=now,
+    )
+    ensure_job(sub.workspace_id)
+    return made
+
+
+def digest_since(sub: Subscription, now: datetime) -> datetime:
+    """Where an on-demand digest starts: the later of ``last_digest_at`` and the end of the
+    last on-demand digest made (not failed); else a week ago (weekly) or a day ago."""
+    marks = [sub.last_digest_at] if sub.last_digest_at is not None else []
+    last = (
+        Delivery.select(Delivery.digest_key)
+        .where(
+            Delivery.subscription == sub.id,
+            Delivery.kind == "digest",
+            Delivery.digest_key.startswith(NOW_PREFIX),
+            Delivery.status.in_(("pending", "delivered")),
+        )
+        .order_by(Delivery.created_at.desc(), Delivery.id.desc())
+        .first()
+    )
+    if last is not None:
+        marks.append(parse_datetime(last.digest_key[len(NOW_PREFIX) :]))
+    if marks:
+        return min(max(marks), now)
+    return now - timedelta(days=7 if sub.digest == "weekly" else 1)
+
+
+def make_digest_now(
+    sub: Subscription, now: datetime | None = None, config: Settings | None = None
+) -> tuple[Delivery | None, str | None]:
+    """An on-demand digest of ``sub`` (any ``digest`` setting) and the job that sends it:
+    (delivery, None), or (None, why not) when no matching event happened."""
+    now = now or utcnow()
+    start = digest_since(sub, now)
+    events = period_events(sub, start, now)
+    if not events:
+        return None, f"No matching events since {iso(start)}"
+    config = config or load_settings()
+    key = NOW_PREFIX + iso(now)
+    period = "weekly" if sub.digest == "weekly" else "daily"
+    with transaction():
+        made = _create(
+            sub, key, now, build_digest(sub, key, start, now, events, config.base_url, period)
+        )
+    return made, None
 
 
 def enqueue_due_digests(now: datetime | None = None) -> list[Delivery]:
@@ -169,4 +263,13 @@ def enqueue_due_digests(now: datetime | None = None) -> list[Delivery]:
     return made
 
 
-__all__ = ["build_digest", "enqueue_due_digests", "last_period", "make_digest", "period_events"]
+__all__ = [
+    "build_digest",
+    "digest_since",
+    "enqueue_due_digests",
+    "last_period",
+    "latest_per_thing",
+    "make_digest",
+    "make_digest_now",
+    "period_events",
+]

@@ -402,9 +402,15 @@ def load(workspace_id: str, competitor: Any) -> tuple[list[Any], list[Any]]:
         .order_by(IntelItem.seq.desc())
         .limit(INTEL_READ)
     )
+    # A retired product (``isActive`` false: a collect no longer finds it) is not what
+    # they sell now: no claim is made from it.
     offerings = list(
         Offering.select()
-        .where(Offering.workspace == workspace_id, Offering.competitor == competitor.id)
+        .where(
+            Offering.workspace == workspace_id,
+            Offering.competitor == competitor.id,
+            Offering.is_active == True,  # noqa: E712 (SQL, not Python)
+        )
         .order_by(Offering.created_at, Offering.id)
     )
     cited = _cited_ids(competitor, offerings) - {i.id for i in intel}

@@ -195,12 +195,15 @@ def home(workspace_id: str) -> dict[str, Any]:
 
 
 def competitor_offerings(workspace_id: str, competitor_id: str) -> list[dict[str, Any]]:
+    """The competitor's offerings, those they still list first (a retired one, which a
+    collect no longer finds, stays for the record: ``isActive`` false)."""
     query = (
         Offering.select()
         .where(Offering.workspace == workspace_id, Offering.competitor == competitor_id)
         .order_by(Offering.created_at, Offering.id)
     )
-    return [offerings.offering_to_dict(row) for row in query]
+    rows = [offerings.offering_to_dict(row) for row in query]
+    return sorted(rows, key=lambda o: not o["isActive"])
 
 
 def competitor_people(workspace_id: str, competitor_id: str) -> list[dict[str, Any]]:
@@ -310,10 +313,11 @@ def competitor_page(
     }
     if tab in ("summary", "products"):
         data["offerings"] = competitor_offerings(workspace_id, row.id)
-        # Every plan of every offering, for the summary's one pricing table.
+        # Every plan of every offering they still list, for the summary's pricing table.
         data["plans"] = [
             {**plan, "offeringName": o["name"]}
             for o in data["offerings"]
+            if o["isActive"]
             for plan in o.get("pricing") or []
         ]
     if tab in ("summary", "people"):

@@ -28,20 +28,16 @@ all come here):
 from __future__ import annotations
 
 import base64
-import contextlib
-import contextvars
 import ipaddress
-import logging
 import re
 import secrets
-import threading
-import warnings
 from datetime import timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
 from ci_service.errors import Forbidden, NotFound, ValidationFailed
 from ci_service.services import secrets_box
+from ci_service.services.apprise_urls import apprise_accepts, quiet_apprise
 from ci_service.services.events import EVENT_TYPES
 from ci_service.settings import Settings, load_settings
 from ci_service.store.alerts import (
@@ -104,59 +100,10 @@ def _check_manage(actor, row: Subscription) -> None:
         raise Forbidden("Only its owner or an ADMIN or OWNER can change this subscription")
 
 
+require_manage = _check_manage  # for services.delivery_replay: the "send test" permission
+
+
 # -- validation --------------------------------------------------------------------------------
-
-_quiet = contextvars.ContextVar("subscriptions_quiet_apprise", default=False)
-
-
-class _QuietFilter(logging.Filter):
-    """Apprise logs a URL it cannot parse in full (tokens included): drop those records
-    while we validate (a context variable, so other threads still log)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        return not _quiet.get()
-
-
-_apprise_logger = logging.getLogger("apprise")
-_apprise_logger.addFilter(_QuietFilter())
-
-
-@contextlib.contextmanager
-def _quiet_apprise():
-    token = _quiet.set(True)
-    try:
-        yield
-    finally:
-        _quiet.reset(token)
-
-
-_load_lock = threading.Lock()
-_loaded: list[Any] = []
-
-
-def load_apprise():
-    """The ``apprise`` module with its plugins loaded. Apprise loads every plugin on first
-    use, and one of them imports the deprecated ``imghdr``: load them once, here, with that
-    warning silenced (tests turn warnings into errors)."""
-    with _load_lock:
-        if not _loaded:
-            with warnings.catch_warnings(), _quiet_apprise():
-                warnings.simplefilter("ignore", DeprecationWarning)
-                import apprise
-
-                apprise.Apprise().add("json://localhost")
-            _loaded.append(apprise)
-        return _loaded[0]
-
-
-def apprise_accepts(url: str) -> bool:
-    """True when Apprise parses ``url`` into one of its notification services."""
-    apprise = load_apprise()
-    with _quiet_apprise():
-        try:
-            return bool(apprise.Apprise().add(url))
-        except Exception:  # a hostile URL must not raise out of validation
-            return False
 
 
 def _is_ip(text: str) -> bool:
@@ -210,7 +157,7 @@ def _check_target(channel: str, target: Any, allow_private: bool) -> str:
             )
     from ci_service.services.delivery_send import target_problem
 
-    with _quiet_apprise():
+    with quiet_apprise():
         problem = target_problem(channel, target, allow_private=allow_private)
     if problem is not None:
         raise ValidationFailed.field("target", problem)
@@ -366,7 +313,12 @@ def update_subscription(
     *,
     config: Settings | None = None,
 ) -> Subscription:
-    """Change the given fields (``channel`` cannot change: make a new subscription)."""
+    """Change the given fields (``channel`` cannot change: make a new subscription).
+    Pausing makes its pending deliveries missed; ``sendMissed: true`` with ``status:
+    active`` queues the missed ones (``services.delivery_replay``), without it they stay."""
+    from ci_service.services import delivery_replay
+
+    send_missed = delivery_replay.send_missed_flag(data)
     target = None
     if "target" in data:
         # Checked before the write transaction: the target's host lookup may take a moment,
@@ -408,6 +360,7 @@ def update_subscription(
             row.failing_since = None
         row.updated_at = utcnow()
         row.save()
+        delivery_replay.after_update(row, send_missed)
     return row
 
 
@@ -464,8 +417,13 @@ def send_test(workspace_id: str, subscription_id: str, actor) -> Delivery:
 # -- views -------------------------------------------------------------------------------------
 
 
-def subscription_to_dict(row: Subscription) -> dict[str, Any]:
-    """Never the target or a secret: only the hint and whether a secret exists."""
+def subscription_to_dict(row: Subscription, missed_count: int | None = None) -> dict[str, Any]:
+    """Never the target or a secret: only the hint and whether a secret exists.
+    ``missedCount``: its missed deliveries (counted here unless given)."""
+    if missed_count is None:
+        from ci_service.services.delivery_replay import missed_counts
+
+        missed_count = missed_counts([row.id]).get(row.id, 0)
     return {
         "id": row.id,
         "workspaceId": row.workspace_id,
@@ -484,9 +442,18 @@ def subscription_to_dict(row: Subscription) -> dict[str, Any]:
         "statusReason": row.status_reason,
         "failingSince": iso(row.failing_since),
         "lastDigestAt": iso(row.last_digest_at),
+        "missedCount": missed_count,
         "createdAt": iso(row.created_at),
         "updatedAt": iso(row.updated_at),
     }
+
+
+def subscriptions_to_dicts(rows: list[Subscription]) -> list[dict[str, Any]]:
+    """:func:`subscription_to_dict` of each, the missed counts read in one query."""
+    from ci_service.services.delivery_replay import missed_counts
+
+    counts = missed_counts([row.id for row in rows])
+    return [subscription_to_dict(row, counts.get(row.id, 0)) for row in rows]
 
 
 def delivery_to_dict(row: Delivery) -> dict[str, Any]:

@@ -10,6 +10,9 @@ digest, ``digest_key`` "daily:2026-11-24") or a test. It is created in the same 
 as the event it carries, so a crash between the commit and the send loses nothing: the
 delivery job sends it later (at least once; ``message_id`` is the ``webhook-id`` receivers
 deduplicate by).
+
+A :class:`Mute` silences one page (``url``) or one event type for one subscription, or for
+every subscription when it names only a competitor (rules in ``services.mutes``).
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from __future__ import annotations
 from peewee import CharField, ForeignKeyField, IntegerField, TextField
 
 from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
+from ci_service.store.competitors import Competitor
 from ci_service.store.events import Event
 from ci_service.store.identity import User, Workspace
 from ci_service.timeutil import utcnow
@@ -26,7 +30,8 @@ DIGESTS = ("none", "daily", "weekly")
 SUBSCRIPTION_STATUSES = ("active", "paused", "disabled")
 SCOPES = ("personal", "workspace")
 DELIVERY_KINDS = ("event", "digest", "test")
-DELIVERY_STATUSES = ("pending", "delivered", "failed")
+# missed: not sent because its subscription was paused or disabled (sent on request only)
+DELIVERY_STATUSES = ("pending", "delivered", "failed", "missed")
 
 
 class Subscription(BaseModel):
@@ -77,3 +82,18 @@ class Delivery(BaseModel):
 
 
 ALERT_MODELS = [Subscription, Delivery]
+
+
+class Mute(BaseModel):
+    """Not in ``ALERT_MODELS``: migration 0023 creates it (0012 must not change)."""
+
+    workspace = ForeignKeyField(Workspace, on_delete="CASCADE")
+    subscription = ForeignKeyField(Subscription, null=True, on_delete="CASCADE")
+    competitor = ForeignKeyField(Competitor, null=True, on_delete="CASCADE")
+    event_type = CharField(max_length=60, null=True)
+    url = CharField(max_length=2000, null=True)  # normalised (services.mutes.normal_url)
+    created_by = ForeignKeyField(User, null=True, on_delete="SET NULL")
+    created_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("workspace", "created_at"), False),)

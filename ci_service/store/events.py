@@ -11,7 +11,7 @@ from __future__ import annotations
 from peewee import CharField, ForeignKeyField, TextField
 
 from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
-from ci_service.store.identity import Workspace
+from ci_service.store.identity import User, Workspace
 from ci_service.timeutil import utcnow
 
 IMPORTANCE = ("low", "normal", "high")  # low to high
@@ -32,3 +32,21 @@ class Event(BaseModel):
 
     class Meta:
         indexes = ((("workspace", "created_at"), False),)
+
+
+class EventRead(BaseModel):
+    """One person's read mark on one event (the Changes page, issue 29; migration 0022).
+
+    No ``workspace_id`` column on purpose: a read mark is personal bookkeeping, not workspace
+    data, so it must not bump the workspace's data version (store/data_version.py puts its
+    triggers on every table with that column) and empty the REST response cache. The event
+    says whose workspace it is; deleting the person or the event deletes the mark.
+    """
+
+    # No index of its own: (user, event) below leads with it.
+    user = ForeignKeyField(User, on_delete="CASCADE", index=False)
+    event = ForeignKeyField(Event, on_delete="CASCADE", index=True)
+    read_at = UTCDateTimeField(default=utcnow)
+
+    class Meta:
+        indexes = ((("user", "event"), True),)

@@ -216,3 +216,22 @@ def add_deal_competitors(db):
         f"UPDATE deal SET competitor_ids = {array}(competitor_id) "
         "WHERE competitor_id IS NOT NULL AND outcome = 'LOST'"
     )
+
+
+@migration("0022_event_reads")
+def create_event_reads(db):
+    # Issue 29: who has read which event (the Changes page's unread marks, per person).
+    from ci_service.store.events import EventRead
+
+    db.create_tables([EventRead])
+
+
+@migration("0023_mutes")
+def create_mutes(db):
+    # Issue 29: a subscription's (or a competitor's) muted pages and event types. The table
+    # holds workspace data, so the data-version triggers are reinstalled to cover it.
+    from ci_service.store.alerts import Mute
+    from ci_service.store.data_version import install_triggers
+
+    db.create_tables([Mute])
+    install_triggers(db)

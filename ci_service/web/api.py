@@ -109,6 +109,7 @@ ERROR_STATUSES = {
     403: "Insufficient scope, role or plan",
     404: "Not found",
     405: "Method not allowed",
+    409: "Conflict with the resource's current state",
     413: "Request body too large",
     415: "Unsupported media type",
     429: "Rate limit exceeded",

@@ -118,7 +118,25 @@ def seeded(live):
     from tests.browser.test_browser_oauth import Client
 
     client = Client.register(live, _Loopback())
+    alert = live.api(
+        "POST",
+        "/api/subscriptions",
+        json={"name": f"Rival watch {tag}", "channel": "webhook", "scope": "workspace",
+              "target": "https://hooks.globex.example/a11y"},
+    )  # fmt: skip
+    assert alert.status_code == 200, alert.text
+    alert = alert.json()["subscription"]
+    live.api("POST", f"/api/subscriptions/{alert['id']}/test")  # a row on its deliveries page
+    for mute in (  # Settings → Alerts lists them, each with Unmute
+        {"subscriptionId": alert["id"], "eventType": "competitor.news"},
+        {"competitorId": competitor["id"], "url": f"https://tallowmere-{tag}.example/careers"},
+    ):
+        assert live.api("POST", "/api/mutes", json=mute).status_code == 200
+    deal_event = live.api("GET", "/api/events?type=deal.recorded").json()["events"][0]
     return {
+        "page_event": _page_change(live, competitor["id"], tag),
+        "deal_event": deal_event["id"],
+        "alert": alert,
         "competitor": competitor,
         "product": product,
         "battlecard": generated.json()["battlecard"],
@@ -129,6 +147,46 @@ def seeded(live):
         "invite": live.invite(f"a11y-{tag}@acme.example", "EDITOR"),
         "oauth_url": client.authorize_url(),
     }
+
+
+def _page_change(live, competitor_id: str, tag: str) -> str:
+    """A page change of the competitor (two versions of its pricing page and the event),
+    written into the live database as the collect would: /changes/<id> shows its diff."""
+    from ci_service.services import events, intel
+    from ci_service.store.db import close_database, connection, open_database, transaction
+
+    open_database(live.database)
+    try:
+        with connection(), transaction():
+            ws = live.api("GET", f"/api/competitors/{competitor_id}").json()["competitor"]
+            versions = [
+                intel.record_evidence(
+                    ws["workspaceId"],
+                    source_type="WEB_PAGE",
+                    url=f"https://tallowmere-{tag}.example/pricing",
+                    title="Pricing",
+                    content=f"Pricing\nField\n${price} per user / month.\nSSO and audit logs.",
+                    competitor_id=competitor_id,
+                ).item
+                for price in (24, 29)
+            ]
+            return events.emit(
+                ws["workspaceId"],
+                "competitor.page_changed",
+                "Tallowmere: “Pricing” changed",
+                "The page now says one thing and no longer says another.",
+                competitor_id=competitor_id,
+                evidence_ids=[v.id for v in versions],
+                data={
+                    "intelId": versions[1].id,
+                    "previousItemId": versions[0].id,
+                    "url": f"https://tallowmere-{tag}.example/pricing",
+                    "added": ["$29 per user / month."],
+                    "removed": ["$24 per user / month."],
+                },
+            ).id
+    finally:
+        close_database()  # the test process keeps nothing open on the live database
 
 
 def signed_in_paths(seeded, live) -> dict[str, list[str]]:
@@ -142,6 +200,12 @@ def signed_in_paths(seeded, live) -> dict[str, list[str]]:
         "pages.battlecard": [f"/battlecards/{seeded['battlecard']['id']}"],
         "pages.competitor": [f"/competitors/{competitor['id']}", "/competitors/nope-404"],
         "pages.deals": ["/deals"],
+        "pages.changes": ["/changes", "/changes?unread=1&type=competitor.news"],
+        "pages.change_detail": [
+            f"/changes/{seeded['page_event']}",
+            f"/changes/{seeded['page_event']}?view=inline",
+            f"/changes/{seeded['deal_event']}",
+        ],
         "pages.graph": ["/graph"],
         "pages.intel_item": [f"/intel/{seeded['intel']['id']}"],
         "pages.jobs": ["/jobs"],
@@ -152,6 +216,9 @@ def signed_in_paths(seeded, live) -> dict[str, list[str]]:
         "pages.search": ["/search?q=Tallowmere", "/search?q=zzqx-nothing"],
         "pages.settings": ["/settings"],
         "pages.settings_alerts": ["/settings/alerts"],
+        "pages.settings_alerts_deliveries": [
+            f"/settings/alerts/{seeded['alert']['id']}/deliveries"
+        ],
         "pages.settings_connections": ["/settings/connections"],
         "pages.settings_keys": ["/settings/keys"],
         "pages.settings_products": ["/settings/products"],

@@ -27,6 +27,7 @@ bp = Blueprint(
 VIEW_MODULES = (
     "auth_views",
     "home",
+    "changes",
     "competitors",
     "competitor_edit",
     "intel",
@@ -39,6 +40,7 @@ VIEW_MODULES = (
     "deals",
     "settings",
     "alerts",
+    "alerts_mutes",
     "oauth_consent",
     "settings_connections",
 )

@@ -213,6 +213,7 @@ def clear_session_cookie(response) -> None:
 # The header's links, in order; an area not installed is left out.
 NAV = (
     ("pages.home", "Home"),
+    ("pages.changes", "Changes"),
     ("pages.matrix", "Matrix"),
     ("pages.graph", "Graph"),
     ("pages.deals", "Deals"),
@@ -242,6 +243,19 @@ def workspace_name() -> str:
     return g.workspace_name
 
 
+def unread_changes() -> int:
+    """The signed-in person's unread events, for the header's Changes link: one COUNT,
+    capped (``event_reads.UNREAD_COUNT_CAP``), once per request."""
+    from ci_service.services import event_reads
+
+    who = g.get("principal")
+    if who is None:
+        return 0
+    if "unread_changes" not in g:
+        g.unread_changes = event_reads.unread_count(who.workspace_id, who.user_id)
+    return g.unread_changes
+
+
 def template_globals() -> dict[str, Any]:
     from ci_service.services.battlecard_facts import price_terms
 
@@ -250,6 +264,7 @@ def template_globals() -> dict[str, Any]:
         "nav_links": nav_links,
         "view_endpoints": view_endpoints,
         "workspace_name": workspace_name,
+        "unread_changes": unread_changes,
         "csrf_token": csrf_token,
         "can": can,
         "safe_url": safe_url,

@@ -10,6 +10,7 @@ from ci_service.web.routes.intel import blp as intel_blp
 from ci_service.web.routes.jobs import blp as jobs_blp
 from ci_service.web.routes.knowledge_graph import blp as knowledge_graph_blp
 from ci_service.web.routes.matrix import blp as matrix_blp
+from ci_service.web.routes.mutes import blp as mutes_blp
 from ci_service.web.routes.offering_jobs import blp as offering_jobs_blp
 from ci_service.web.routes.offerings import blp as offerings_blp
 from ci_service.web.routes.organization_jobs import blp as organization_jobs_blp
@@ -40,4 +41,5 @@ BLUEPRINTS = [
     search_blp,
     events_blp,
     subscriptions_blp,
+    mutes_blp,
 ]

@@ -3,7 +3,10 @@
 Reading needs scope read (any role); changes need scope write and EDITOR, and then the
 service's rule: a personal subscription is changed by its owner or an ADMIN/OWNER, a
 workspace-wide one by an ADMIN/OWNER. A webhook secret is in the answer that made it
-(create, rotate-secret) and never again.
+(create, rotate-secret) and never again. A create or PATCH body with a field the API does
+not know (``eventType`` for ``eventTypes``) is a 400 naming it, never silently ignored.
+Retry, send-missed and digest-now take "send test"'s permission
+(``services.delivery_replay``).
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ from __future__ import annotations
 import marshmallow as ma
 from flask import current_app
 
+from ci_service.services import delivery_replay as replay
 from ci_service.services import subscriptions as subs
 from ci_service.services.auth import READ, WRITE
 from ci_service.services.events import EVENT_TYPES
@@ -63,13 +67,29 @@ def _fields(required: bool) -> dict:
     }
 
 
-SubscriptionCreateSchema = Schema.from_dict(_fields(True), name="SubscriptionCreate")
-SubscriptionUpdateSchema = Schema.from_dict(
+class StrictSchema(Schema):
+    """A body whose unknown fields are a 400 naming them: a typo must not save a
+    subscription that silently ignores what was asked (issue 29)."""
+
+    class Meta:
+        unknown = ma.RAISE
+
+    error_messages = {"unknown": "unknown field; check its spelling"}
+
+
+SubscriptionCreateSchema = StrictSchema.from_dict(_fields(True), name="SubscriptionCreate")
+SubscriptionUpdateSchema = StrictSchema.from_dict(
     {
         **_fields(False),
         "status": ma.fields.String(
             validate=ma.validate.OneOf(subs.USER_STATUSES),
             metadata={"description": "active resumes a paused or disabled subscription"},
+        ),
+        "sendMissed": ma.fields.Boolean(
+            metadata={
+                "description": 'with "status": "active": also queue the deliveries missed '
+                "while paused (missedCount); without it they stay missed"
+            }
         ),
     },
     name="SubscriptionUpdate",
@@ -96,6 +116,10 @@ class SubscriptionSchema(ma.Schema):
     statusReason = ma.fields.String(required=True, allow_none=True)
     failingSince = ma.fields.String(required=True, allow_none=True)
     lastDigestAt = ma.fields.String(required=True, allow_none=True)
+    missedCount = ma.fields.Integer(
+        required=True,
+        metadata={"description": "deliveries missed while paused or disabled, not sent"},
+    )
     createdAt = ma.fields.String(required=True)
     updatedAt = ma.fields.String(required=True)
 
@@ -138,6 +162,15 @@ class DeliveryResponseSchema(ma.Schema):
     delivery = ma.fields.Nested(DeliverySchema, required=True)
 
 
+class DigestResponseSchema(ma.Schema):
+    delivery = ma.fields.Nested(DeliverySchema, required=True, allow_none=True)
+    reason = ma.fields.String(metadata={"description": "why nothing was made (delivery null)"})
+
+
+class QueuedSchema(ma.Schema):
+    queued = ma.fields.Integer(required=True)
+
+
 class DeliveryQuerySchema(Schema):
     limit = ma.fields.Integer(validate=ma.validate.Range(min=1, max=subs.DELIVERY_LIST_CAP))
     offset = ma.fields.Integer(validate=ma.validate.Range(min=0))
@@ -153,7 +186,7 @@ def _one(row) -> dict:
 @requires(READ)
 def list_subscriptions():
     rows = subs.list_subscriptions(principal().workspace_id)
-    return {"subscriptions": [subs.subscription_to_dict(row) for row in rows]}
+    return {"subscriptions": subs.subscriptions_to_dicts(rows)}
 
 
 @blp.route("", methods=["POST"])
@@ -233,3 +266,38 @@ def send_test(subscription_id):
     return {
         "delivery": subs.delivery_to_dict(subs.send_test(who.workspace_id, subscription_id, who))
     }
+
+
+@blp.route("/<subscription_id>/deliveries/<delivery_id>/retry", methods=["POST"])
+@blp.alt_response(200, schema=DeliveryResponseSchema, success=True)
+@blp.errors(401, 403, 404, 409, 413, 415, 429)
+@requires(WRITE)
+def retry_delivery(subscription_id, delivery_id):
+    """Send a failed or missed delivery again, now, with the same messageId (webhook-id).
+    409: delivered, still pending, or its subscription is paused or disabled."""
+    who = principal()
+    row = replay.retry_delivery(who.workspace_id, subscription_id, delivery_id, who)
+    return {"delivery": subs.delivery_to_dict(row)}
+
+
+@blp.route("/<subscription_id>/send-missed", methods=["POST"])
+@blp.alt_response(200, schema=QueuedSchema, success=True)
+@blp.errors(401, 403, 404, 409, 413, 415, 429)
+@requires(WRITE)
+def send_missed(subscription_id):
+    """Queue the deliveries missed while the (now active) subscription was paused."""
+    who = principal()
+    return {"queued": replay.send_missed(who.workspace_id, subscription_id, who)}
+
+
+@blp.route("/<subscription_id>/digest", methods=["POST"])
+@blp.alt_response(200, schema=DigestResponseSchema, success=True)
+@blp.errors(401, 403, 404, 409, 413, 415, 429)
+@requires(WRITE)
+def digest_now(subscription_id):
+    """A digest now: the matching events since the last digest (else the last day or
+    week) up to now; ``{delivery: null, reason}`` when none happened."""
+    who = principal()
+    config = current_app.config["CI_SETTINGS"]
+    row, reason = replay.digest_now(who.workspace_id, subscription_id, who, config=config)
+    return replay.replay_result(row, reason)
