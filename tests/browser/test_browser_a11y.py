@@ -155,10 +155,12 @@ def _page_change(live, competitor_id: str, tag: str) -> str:
     from ci_service.services import events, intel
     from ci_service.store.db import close_database, connection, open_database, transaction
 
+    # Asked before the transaction opens: a write transaction held here would make the
+    # server's own writes for this request (API key use, usage) wait on it.
+    ws = live.api("GET", f"/api/competitors/{competitor_id}").json()["competitor"]
     open_database(live.database)
     try:
         with connection(), transaction():
-            ws = live.api("GET", f"/api/competitors/{competitor_id}").json()["competitor"]
             versions = [
                 intel.record_evidence(
                     ws["workspaceId"],
