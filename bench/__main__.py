@@ -1,4 +1,4 @@
-"""``python -m bench``: see bench/run.py and the README's "Benchmarks" section."""
+"""``python -m bench``: see bench/run.py and docs/benchmarks.md."""
 
 import sys
 

@@ -15,7 +15,7 @@ features, ...), facts found / facts listed, then every battlecard item with whet
 evidence resolves and carries its quote. ``--json`` prints the same as JSON. Exit code 0
 unless a site's collect did not complete.
 
-This is a measurement, not a test: it has no thresholds. The README quotes its figures.
+This is a measurement, not a test: it has no thresholds. docs/quality.md quotes its figures.
 """
 
 from __future__ import annotations

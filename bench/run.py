@@ -78,7 +78,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
         return [int(x) for x in text.split(",") if x.strip()]
 
     parser = argparse.ArgumentParser(
-        prog="python -m bench", description="ci-service benchmark suite (see README)"
+        prog="python -m bench", description="ci-service benchmark suite (see docs/benchmarks.md)"
     )
     parser.add_argument("--competitors", type=int, default=50)
     parser.add_argument("--intel", type=ints, default=[10_000, 100_000], help="e.g. 10000,100000")

@@ -2,7 +2,7 @@
 
 Each setting is (name, default, help). The tuple drives the `Settings` object, the
 environment overrides (``CI_SERVICE_<NAME>``) and a docs test that checks every setting is
-documented in the README.
+documented (docs/configuration.md).
 """
 
 from __future__ import annotations

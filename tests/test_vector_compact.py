@@ -30,7 +30,7 @@ def unit_rows(matrix):
 
 
 def test_int8_recall_against_float32_on_static_embeddings():
-    # What the README quotes: 2,000 generated texts and 100 queries through the default
+    # What docs/intel.md quotes: 2,000 generated texts and 100 queries through the default
     # static provider; the top 10 of the int8 index against the exact float32 one.
     result = load_recall_script().measure(docs=2000, queries=100, k=10)
     assert result["queries"] >= 95

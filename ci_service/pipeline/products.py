@@ -1,6 +1,6 @@
 """Products of a competitor from a site snapshot, stored as the competitor's offerings.
 
-Deterministic rules (README "Intel pipeline"); pages under blog, news, press, insights,
+Deterministic rules (docs/pipeline.md); pages under blog, news, press, insights,
 tag/category, author, careers, legal, integration, docs, pricing, about/company/team,
 contact and login paths (and dated paths such as ``/2020/05/``) are never product pages,
 and neither are pages whose kind (``SitePage.kind``, ``page_kinds``) is legal, utility,

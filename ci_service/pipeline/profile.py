@@ -1,4 +1,4 @@
-"""Company profile from a site snapshot (deterministic rules, documented in the README; the
+"""Company profile from a site snapshot (deterministic rules, documented in docs/pipeline.md; the
 text patterns live in ``pipeline.profile_rules``, places in ``profile_places``, who a
 sentence is about in ``profile_subject``, layouts in ``profile_layouts`` and the industry in
 ``profile_industry``).

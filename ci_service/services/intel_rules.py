@@ -1,6 +1,6 @@
 """The rules behind intel items: credibility scores and change tracking (pure functions).
 
-Re-exported by ``ci_service.services.intel``; see the README for the documented rules.
+Re-exported by ``ci_service.services.intel``; see docs/intel.md for the documented rules.
 """
 
 from __future__ import annotations

@@ -83,6 +83,23 @@ class UnsupportedDatabase(ValueError):
     pass
 
 
+MISSING_DRIVER = 'PostgreSQL needs its driver: pip install "ci-service[postgresql]"'
+
+
+class MissingDriver(Exception):
+    """A postgresql:// database without its driver (psycopg2) installed. Not a ValueError:
+    the CLI's handlers of bad URLs let it by, to the one line its root group prints."""
+
+
+def require_postgres_driver() -> None:
+    """Raise MissingDriver unless psycopg2 imports (peewee would fail later, on connect, with
+    a traceback that does not say what to install)."""
+    try:
+        import psycopg2  # noqa: F401
+    except ImportError:
+        raise MissingDriver(MISSING_DRIVER) from None
+
+
 def new_id() -> str:
     """A new row id: 32 hex digits in the UUID version 7 layout (RFC 9562), a millisecond
     timestamp followed by 74 random bits. Ids made one after another sort together, so
@@ -259,6 +276,7 @@ class PostgresDatabase(_ConnectionUpkeep, _StorableParams, PooledPostgresqlDatab
 def make_database(url_or_path: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> Database:
     text = str(url_or_path)
     if is_postgres_url(text):
+        require_postgres_driver()
         if text.startswith("postgres://"):
             text = "postgresql://" + text[len("postgres://") :]
         return PostgresDatabase(

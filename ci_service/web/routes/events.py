@@ -39,7 +39,7 @@ class EventSchema(ma.Schema):
     importance = ma.fields.String(required=True, validate=ma.validate.OneOf(IMPORTANCE))
     evidenceIds = ma.fields.List(ma.fields.String(), required=True)
     link = ma.fields.String(required=True, allow_none=True)
-    data = ma.fields.Dict(required=True, metadata={"description": "per type, see the README"})
+    data = ma.fields.Dict(required=True, metadata={"description": "per type, see docs/alerts.md"})
     createdAt = ma.fields.String(required=True)
 
 

@@ -38,7 +38,7 @@ class IntelItemSchema(ma.Schema):
     title = ma.fields.String(required=True)
     content = ma.fields.String(required=True)
     credibilityScore = ma.fields.Float(
-        required=True, metadata={"description": "0.1 to 1.0, see the README for the rule"}
+        required=True, metadata={"description": "0.1 to 1.0, see docs/intel.md for the rule"}
     )
     metadata = ma.fields.Dict(
         required=True, metadata={"description": "sourceType, url, title, credibilityScore, ..."}

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import click
 
-from ci_service.cli import emit_json, emit_table, json_option, service_errors
+from ci_service.cli.common import emit_json, emit_table, json_option, service_errors
 
 CONNECTION_COLUMNS = ["id", "clientName", "userEmail", "scopes", "createdAt", "lastUsedAt"]
 

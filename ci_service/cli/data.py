@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import click
 
+from ci_service.cli.common import emit_json, emit_table
+
 
 @click.command("migrate-data")
 @click.option(
@@ -37,7 +39,6 @@ def migrate_data(state, source, dest, as_json):
 
     Example: ci-service migrate-data --from ./ci-service.db --to postgresql://ci@db/ci
     """
-    from ci_service.cli import emit_json, emit_table
     from ci_service.store.transfer import TransferError, copy_database
 
     try:

@@ -1,0 +1,4 @@
+from ci_service.cli import main
+
+if __name__ == "__main__":
+    main()
