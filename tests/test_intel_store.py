@@ -178,9 +178,8 @@ def test_fk_cascade_alone_keeps_fts_in_step(make_workspace):
     fts_integrity()
 
 
+@pytest.mark.backends("sqlite")
 def test_rebuild_fts(make_workspace, backend):
-    if backend == "postgresql":
-        pytest.skip("PostgreSQL's trigram indexes belong to the table: there is no index to empty")
     ws = make_workspace()
     rival = competitor(ws.id)
     item = evidence(ws.id, rival.id, "https://rival.example/1", "Okapi insights").item

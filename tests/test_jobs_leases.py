@@ -53,11 +53,10 @@ def test_parallel_claims_never_take_one_job_twice(make_workspace, job_type):
     assert all(owners[job_id] == f"test:{i}" for i, t in enumerate(results) for job_id in t)
 
 
+@pytest.mark.backends("postgresql")
 def test_claims_do_not_wait_on_the_write_lock(backend, make_workspace, job_type):
     """PostgreSQL: a claim takes a row lock (SKIP LOCKED), not the global write lock, so a
     long write transaction elsewhere does not hold the workers up."""
-    if backend != "postgresql":
-        pytest.skip("SQLite has one writer at a time by design")
     job_type("t-claim", [("one", "One")])
     ws = make_workspace()
     with connection():
@@ -263,11 +262,10 @@ def test_worker_runs_a_queued_job_and_stops_gracefully(
     assert "ci-service worker stopped" in "".join(worker.lines)
 
 
+@pytest.mark.backends("postgresql")
 def test_sigkilled_workers_job_is_taken_over_after_its_lease(
     backend, database_url, plugin_types, make_workspace, tmp_path
 ):
-    if backend != "postgresql":
-        pytest.skip("SQLite: one job process per file; its start-up recovery is tested apart")
     lease = 2
     env = {"CI_SERVICE_JOB_LEASE_SECONDS": str(lease)}
     ws = make_workspace()

@@ -11,7 +11,7 @@ import pytest
 
 from ci_service.services import competitors as competitor_service
 from ci_service.store.competitors import Competitor
-from ci_service.store.db import connection, is_postgres, transaction
+from ci_service.store.db import connection, transaction
 from ci_service.store.json_rows import JsonList, JsonText, Key
 from tests.resource_helpers import make_competitor, make_product, ok
 
@@ -114,9 +114,8 @@ def test_a_timestamp_stored_in_another_form_takes_the_python_path(app, api, riva
     assert body["competitors"][1]["lastRefreshAt"] == "0001-01-01T00:00:00.000Z"
 
 
+@pytest.mark.backends("sqlite")
 def test_malformed_json_in_a_sqlite_column_is_declined(app, api, rivals):
-    if is_postgres():
-        pytest.skip("JSONB holds only valid JSON")
     _product, ids = rivals
     with connection(), transaction():
         Competitor._meta.database.execute_sql(

@@ -31,11 +31,6 @@ from ci_service.store.migrations import applied_migrations
 from tests.intel_helpers import competitor, evidence
 
 
-def only_postgres(backend):
-    if backend != "postgresql":
-        pytest.skip("PostgreSQL only")
-
-
 def test_storable_text_drops_nul_and_replaces_lone_surrogates():
     assert storable_text("a\x00b") == "ab"
     assert storable_text("x\udaa7y") == "x\ufffdy"
@@ -68,8 +63,8 @@ def test_urls_name_the_backend_and_hide_passwords():
         make_database("mysql://db/ci")
 
 
+@pytest.mark.backends("postgresql")
 def test_column_types(app, backend):
-    only_postgres(backend)
     with connection():
         rows = database.execute_sql(
             "SELECT table_name, column_name, data_type FROM information_schema.columns "
@@ -82,8 +77,8 @@ def test_column_types(app, backend):
     assert "character varying" not in set(types.values())
 
 
+@pytest.mark.backends("postgresql")
 def test_processes_starting_at_once_migrate_once(make_database_url, backend):
-    only_postgres(backend)
     url = make_database_url(migrated=False)
     script = (
         "import json, sys\n"
@@ -109,9 +104,9 @@ def test_processes_starting_at_once_migrate_once(make_database_url, backend):
     assert len(names) == len(set(names)) >= 13
 
 
+@pytest.mark.backends("postgresql")
 def test_rate_limit_is_exact_across_trackers(app, make_workspace, make_key, backend):
     """Two trackers stand for two processes: 8 threads, 40 requests, a limit of 10."""
-    only_postgres(backend)
     assert isinstance(make_tracker(1.0), SharedUsageTracker)
     _key, row = make_key(make_workspace(), rate_limit=10)
     trackers = [SharedUsageTracker(), SharedUsageTracker()]
@@ -135,15 +130,14 @@ def test_rate_limit_is_exact_across_trackers(app, make_workspace, make_key, back
     assert sorted(d.remaining for d in decisions if d.allowed) == list(range(10))
 
 
+@pytest.mark.backends("sqlite")
 def test_sqlite_counts_in_memory(app, backend):
-    if backend != "sqlite":
-        pytest.skip("SQLite only")
     assert not is_postgres()
     assert type(make_tracker(1.0)) is UsageTracker
 
 
+@pytest.mark.backends("postgresql")
 def test_vector_index_catches_up_with_another_process(make_workspace, backend):
-    only_postgres(backend)
     ws = make_workspace()
     rival = competitor(ws.id)
     first = evidence(ws.id, rival.id, "https://rival.example/1", "Quokka analytics").item

@@ -19,12 +19,6 @@ from tests.jobs_support import competitor, wait_for
 from tests.worker_live import WorkerProcess
 
 
-@pytest.fixture
-def postgres_only(backend):
-    if backend != "postgresql":
-        pytest.skip("leadership is contested on PostgreSQL only")
-
-
 def lease_holder(url: str) -> str | None:
     """The holder of the scheduler lease in ``url``'s database, if any."""
     conn = psycopg2.connect(url)
@@ -57,14 +51,14 @@ def terminate(pid: int) -> None:
         conn.close()
 
 
+@pytest.mark.backends("sqlite")
 def test_sqlite_always_leads(backend, app):
-    if backend != "sqlite":
-        pytest.skip("SQLite only")
     leadership = Leadership(bound_database_url())
     assert not leadership.contested and leadership.try_lead() and leadership.leading
 
 
-def test_two_candidates_one_leader_and_takeover(postgres_only, app, database_url, caplog):
+@pytest.mark.backends("postgresql")  # leadership is contested on PostgreSQL only
+def test_two_candidates_one_leader_and_takeover(app, database_url, caplog):
     first = Leadership(database_url, lease_seconds=1)
     second = Leadership(database_url, lease_seconds=1)
     try:
@@ -97,9 +91,8 @@ def test_two_candidates_one_leader_and_takeover(postgres_only, app, database_url
     assert lease_holder(database_url) is None
 
 
-def test_two_schedulers_scan_in_the_leader_only(
-    postgres_only, app, make_workspace, database_url, caplog
-):
+@pytest.mark.backends("postgresql")  # leadership is contested on PostgreSQL only
+def test_two_schedulers_scan_in_the_leader_only(app, make_workspace, database_url, caplog):
     rival = competitor(make_workspace())  # never refreshed: due at once
     caplog.set_level(logging.INFO, logger="ci_service.scheduler")
     schedulers = [Scheduler(database_url=database_url, retry_seconds=0.1) for _ in range(2)]
@@ -137,7 +130,8 @@ LEADER = r"is the leader now \(pid (\d+)\)"
 SCAN_RUNS = rf"{SCAN_JOB_ID} runs"
 
 
-def test_scheduler_runs_in_one_worker_and_moves_when_it_dies(postgres_only, app, database_url):
+@pytest.mark.backends("postgresql")  # leadership is contested on PostgreSQL only
+def test_scheduler_runs_in_one_worker_and_moves_when_it_dies(app, database_url):
     env = {
         "CI_SERVICE_SCHEDULER_RETRY_SECONDS": "0.3",
         "CI_SERVICE_SCHEDULER_SCAN_SECONDS": "0.5",

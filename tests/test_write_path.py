@@ -16,7 +16,6 @@ from ci_service.store import statements
 from ci_service.store.db import (
     connection,
     database,
-    is_postgres,
     joined_transaction,
     keep_writer_connection,
     new_id,
@@ -39,9 +38,8 @@ def test_ids_are_time_ordered_version_7_uuids():
     assert abs(millis[-1] - datetime.now(UTC).timestamp() * 1000) < 60_000
 
 
+@pytest.mark.backends("sqlite")
 def test_a_transaction_runs_on_the_writer_connection_and_gives_the_thread_its_own_back(app):
-    if is_postgres():
-        pytest.skip("SQLite only: PostgreSQL writers take an advisory lock")
     with connection():
         own = database.connection()
         with transaction():  # not a server process: the thread's own connection
