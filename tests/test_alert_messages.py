@@ -6,7 +6,6 @@ HTML) still carries the URLs and the lines, received by a local SMTP server."""
 from __future__ import annotations
 
 import re
-import socket
 
 import pytest
 from apprise.conversion.format import html_to_text, markdown_to_html
@@ -24,9 +23,8 @@ from ci_service.services.secrets_box import encrypt
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import connection, transaction
 from tests.jobs_support import competitor
-from tests.test_delivery import Mailbox
 
-pytest_plugins = ["tests.jobs_fixtures"]
+pytest_plugins = ["tests.jobs_fixtures", "tests.alert_fixtures"]
 
 OURS = "https://ci.example.com/competitors/c1"
 PAGE = "https://globex.example/security"
@@ -206,20 +204,6 @@ def test_webhook_payload_link_is_absolute(make_workspace):
 
 
 # -- a real e-mail -------------------------------------------------------------------------
-
-
-@pytest.fixture
-def smtp():
-    from aiosmtpd.controller import Controller
-
-    box = Mailbox()
-    with socket.socket() as probe:  # a free port (the controller checks it by connecting)
-        probe.bind(("127.0.0.1", 0))
-        box.port = probe.getsockname()[1]
-    controller = Controller(box, hostname="127.0.0.1", port=box.port)
-    controller.start()
-    yield box
-    controller.stop()
 
 
 def test_email_text_part_carries_the_urls_and_lines(make_workspace, monkeypatch, app, smtp):

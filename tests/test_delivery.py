@@ -9,11 +9,8 @@ the e-mail digests. Time is moved forward with the job runner's clock, never wit
 from __future__ import annotations
 
 import base64
-import email
-import email.policy
 import json
 import secrets
-import socket
 import threading
 from datetime import timedelta
 from email.utils import format_datetime
@@ -36,7 +33,7 @@ from ci_service.store.jobs import Job
 from ci_service.timeutil import utcnow
 from tests.jobs_support import competitor
 
-pytest_plugins = ["tests.jobs_fixtures"]
+pytest_plugins = ["tests.jobs_fixtures", "tests.alert_fixtures"]
 
 
 def new_secret() -> str:
@@ -115,36 +112,6 @@ class Receiver:
             self.hold.set()
         self.server.shutdown()
         self.server.server_close()
-
-
-class Clock:
-    """Real time plus an offset that tests move forward."""
-
-    def __init__(self):
-        self.offset = timedelta(0)
-
-    @property
-    def now(self):
-        return utcnow() + self.offset
-
-    def __call__(self):
-        return self.now
-
-    def advance(self, **delta):
-        self.offset += timedelta(**delta)
-
-
-@pytest.fixture
-def private_ok(monkeypatch):
-    """The receivers are on loopback: alert targets may be private (the delivery job reads
-    the environment, as a worker does)."""
-    monkeypatch.setenv("CI_SERVICE_ALERTS_ALLOW_PRIVATE_URLS", "1")
-    monkeypatch.setenv("CI_SERVICE_PUBLIC_URL", "https://ci.example.com")
-
-
-@pytest.fixture
-def clock():
-    return Clock()
 
 
 @pytest.fixture
@@ -431,31 +398,6 @@ def test_apprise_json_and_form_targets(make_workspace, private_ok, runner_at):
     form = parse_qs(by_path["/form"]["body"].decode())
     assert "https://ci.example.com/deals" in form["message"][0]
     assert {r.status for r in rows(Delivery)} == {"delivered"}
-
-
-class Mailbox:
-    def __init__(self):
-        self.messages = []
-
-    async def handle_DATA(self, server, session, envelope):
-        self.messages.append(
-            email.message_from_bytes(envelope.content, policy=email.policy.default)
-        )
-        return "250 OK"
-
-
-@pytest.fixture
-def smtp():
-    from aiosmtpd.controller import Controller
-
-    box = Mailbox()
-    with socket.socket() as probe:  # a free port (the controller checks it by connecting)
-        probe.bind(("127.0.0.1", 0))
-        box.port = probe.getsockname()[1]
-    controller = Controller(box, hostname="127.0.0.1", port=box.port)
-    controller.start()
-    yield box
-    controller.stop()
 
 
 def backdate(event: Event, when) -> None:

@@ -30,19 +30,9 @@ from ci_service.store.events import Event
 from ci_service.store.jobs import Job
 from ci_service.timeutil import parse_datetime, utcnow
 from tests.live import wait_for
-from tests.test_delivery import Clock, Receiver, new_secret
+from tests.test_delivery import Receiver, new_secret
 
-
-@pytest.fixture
-def private_ok(monkeypatch):
-    """The receivers are on loopback (the delivery job reads the environment)."""
-    monkeypatch.setenv("CI_SERVICE_ALERTS_ALLOW_PRIVATE_URLS", "1")
-    monkeypatch.setenv("CI_SERVICE_PUBLIC_URL", "https://ci.example.com")
-
-
-@pytest.fixture
-def clock():
-    return Clock()
+pytest_plugins = ["tests.alert_fixtures"]
 
 
 @pytest.fixture

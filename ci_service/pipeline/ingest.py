@@ -152,29 +152,12 @@ def page_chrome(target: Target, snapshot: SiteSnapshot) -> Callable[[Any], Any] 
     is on no page now, but was on all of them then."""
     if target.kind != "competitor":
         return None
+    from ci_service.services import intel
     from ci_service.services.change_filter import SiteChrome, repeated_lines
-    from ci_service.store.intel import IntelItem
 
-    latest: dict[str, str] = {}
-    rows = IntelItem.select(IntelItem.id, IntelItem.url).where(
-        IntelItem.workspace == target.workspace_id,
-        IntelItem.competitor == target.id,
-        IntelItem.type == "EVIDENCE",
-        IntelItem.source_type == "WEB_PAGE",
-    )
-    for row in rows.order_by(IntelItem.seq):
-        latest[row.url] = row.id  # later rows win: the version stored last
     # Only the latest versions' text is read: older ones may be many.
-    stored = (
-        [
-            row.content
-            for row in IntelItem.select(IntelItem.content).where(
-                IntelItem.id.in_(list(latest.values()))
-            )
-        ]
-        if latest
-        else []
-    )
+    latest = intel.latest_page_versions(target.workspace_id, target.id)
+    stored = intel.contents([row.id for row in latest.values()]).values()
     repeated = repeated_lines(page.text for page in snapshot.pages) | repeated_lines(stored)
 
     def chrome(page: Any) -> SiteChrome:

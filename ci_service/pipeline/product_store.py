@@ -205,10 +205,9 @@ def retire_missing(
     each a ``competitor.product_removed`` event (the rule is in the module docstring);
     returns the retired rows."""
     from ci_service.pipeline.evidence import Cite, sentences
-    from ci_service.services import change_events
+    from ci_service.services import change_events, intel
     from ci_service.services.competitors import get_competitor
     from ci_service.store.db import transaction
-    from ci_service.store.intel import IntelItem
     from ci_service.store.resources import Offering
 
     failed = getattr(evidence, "failed", None)
@@ -225,29 +224,11 @@ def retire_missing(
     if not missing:
         return []
     # Each page's latest stored version, and (for a page this crawl read) the one before.
-    latest: dict[str, Any] = {}
-    query = IntelItem.select(IntelItem.id, IntelItem.url, IntelItem.previous_item).where(
-        IntelItem.workspace == workspace_id,
-        IntelItem.competitor == competitor_id,
-        IntelItem.type == "EVIDENCE",
-        IntelItem.source_type == "WEB_PAGE",
-    )
-    for row in query.order_by(IntelItem.seq):
-        latest[row.url] = row
+    latest = intel.latest_page_versions(workspace_id, competitor_id)
     before_ids = {
         url: (row.previous_item_id if url in evidence else row.id) for url, row in latest.items()
     }
-    wanted = [i for i in before_ids.values() if i]
-    texts = (
-        {
-            row.id: row.content
-            for row in IntelItem.select(IntelItem.id, IntelItem.content).where(
-                IntelItem.id.in_(wanted)
-            )
-        }
-        if wanted
-        else {}
-    )
+    texts = intel.contents([i for i in before_ids.values() if i])
     retired = []
     for offering in missing:
         named = [url for url, i in before_ids.items() if _names(texts.get(i, ""), offering.name)]

@@ -157,6 +157,30 @@ def latest_for_source(
     return query.order_by(IntelItem.seq.desc()).first()
 
 
+def latest_page_versions(workspace_id: str, competitor_id: str) -> dict[str, IntelItem]:
+    """url -> the competitor's newest stored WEB_PAGE evidence item there (only ``id``,
+    ``url`` and ``previous_item`` read: a site's texts are read by :func:`contents`, for the
+    versions a caller wants)."""
+    latest: dict[str, IntelItem] = {}
+    query = IntelItem.select(IntelItem.id, IntelItem.url, IntelItem.previous_item).where(
+        IntelItem.workspace == workspace_id,
+        IntelItem.competitor == competitor_id,
+        IntelItem.type == "EVIDENCE",
+        IntelItem.source_type == "WEB_PAGE",
+    )
+    for row in query.order_by(IntelItem.seq):
+        latest[row.url] = row  # later rows win: the version stored last
+    return latest
+
+
+def contents(item_ids: list[str]) -> dict[str, str]:
+    """item id -> its content, for these items (one query; none for an empty list)."""
+    if not item_ids:
+        return {}
+    query = IntelItem.select(IntelItem.id, IntelItem.content).where(IntelItem.id.in_(item_ids))
+    return {row.id: row.content for row in query}
+
+
 def record_evidence(
     workspace_id: str,
     *,

@@ -21,12 +21,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
 
 from ci_service.errors import Forbidden, NotFound, ValidationFailed
+from ci_service.intel.crawl import normalize_url
 from ci_service.services.auth import role_at_least
 from ci_service.services.events import EVENT_TYPES
-from ci_service.services.subscriptions import _check_manage, can_manage, get_subscription
+from ci_service.services.subscriptions import can_manage, get_subscription, require_manage
 from ci_service.store import statements
 from ci_service.store.alerts import Mute, Subscription
 from ci_service.store.competitors import Competitor
@@ -42,32 +42,23 @@ LIST_CAP = 1000
 
 
 def normal_url(value: str | None) -> str | None:
-    """The form URLs are stored and compared in: no fragment (a ``#:~:text=`` quote link is
-    the same page), no trailing slash, lower-case scheme and host."""
+    """The form URLs are stored and compared in: the crawler's (``intel.crawl.normalize_url``:
+    lower-case scheme and host, no default port, userinfo or fragment, so a ``#:~:text=``
+    quote link is the same page) without a trailing slash; None for what is not an http(s)
+    URL with a host."""
     if not value:
         return None
-    text = str(value).strip()
-    try:
-        parts = urlsplit(text)
-    except ValueError:
-        return text.rstrip("/")
-    path = parts.path.rstrip("/")
-    return urlunsplit((parts.scheme.lower(), parts.netloc.lower(), path, parts.query, ""))
+    url = normalize_url(str(value))
+    return url.rstrip("/") if url else None
 
 
 def _url(value: Any) -> str | None:
     if value is None:
         return None
-    if not isinstance(value, str) or not value.strip():
+    url = normal_url(value) if isinstance(value, str) else None
+    if url is None:
         raise ValidationFailed.field("url", "an http(s) URL of a page")
-    try:
-        parts = urlsplit(value.strip())
-    except ValueError:
-        parts = None
-    if parts is None or parts.scheme.lower() not in ("http", "https") or not parts.netloc:
-        raise ValidationFailed.field("url", "an http(s) URL of a page")
-    url = normal_url(value)
-    if url is None or len(url) > MAX_URL:
+    if len(url) > MAX_URL:
         raise ValidationFailed.field("url", f"at most {MAX_URL} characters")
     return url
 
@@ -117,7 +108,7 @@ def can_remove(actor, row: Mute, subscription: Subscription | None = None) -> bo
 
 def _check_may_change(actor, workspace_id: str, row: Mute) -> None:
     if row.subscription_id is not None:
-        _check_manage(actor, get_subscription(workspace_id, row.subscription_id))
+        require_manage(actor, get_subscription(workspace_id, row.subscription_id))
     else:
         _check_competitor_wide(actor)
 
@@ -142,7 +133,7 @@ def create_mute(workspace_id: str, actor, data: dict[str, Any]) -> Mute:
     with transaction():
         competitor_id = _competitor_id(workspace_id, data.get("competitorId"))
         if subscription_id is not None:
-            _check_manage(actor, get_subscription(workspace_id, subscription_id))
+            require_manage(actor, get_subscription(workspace_id, subscription_id))
         else:
             _check_competitor_wide(actor)
         fields = {

@@ -100,7 +100,7 @@ def _check_manage(actor, row: Subscription) -> None:
         raise Forbidden("Only its owner or an ADMIN or OWNER can change this subscription")
 
 
-require_manage = _check_manage  # for services.delivery_replay: the "send test" permission
+require_manage = _check_manage  # the public name (delivery_replay, mutes): change it, test it
 
 
 # -- validation --------------------------------------------------------------------------------

@@ -23,7 +23,15 @@ from urllib.parse import urlencode
 from flask import redirect, request, url_for
 
 from ci_service.errors import NotFound, ValidationFailed
-from ci_service.services import change_diff, competitors, event_reads, events, intel, mutes
+from ci_service.services import (
+    change_diff,
+    competitors,
+    event_reads,
+    events,
+    intel,
+    mutes,
+    overview,
+)
 from ci_service.services.auth import READ, WRITE
 from ci_service.services.battlecard_export import http_url, short_url
 from ci_service.store.events import IMPORTANCE
@@ -51,14 +59,10 @@ def _filters(args) -> dict[str, Any]:
 
 
 def _page_number(value: Any) -> int:
-    if value in (None, ""):
-        return 1
-    try:
-        number = int(value)
-    except ValueError:
-        raise ValidationFailed.field("page", "a page number from 1") from None
-    if number < 1 or number > events.LIST_CAP:
-        raise ValidationFailed.field("page", "a page number from 1") from None
+    """``?page=`` as ``overview.page_number`` reads it, at most ``LIST_CAP`` pages deep."""
+    number = overview.page_number(value)
+    if number > events.LIST_CAP:
+        raise ValidationFailed.field("page", f"must be a whole number from 1 to {events.LIST_CAP}")
     return number
 
 
