@@ -141,7 +141,7 @@ def create_app(competitors_body: bytes, database: str | None, workspace: str | N
     def mcp():
         import numpy as np
 
-        from ci_service.services import intel_index
+        from ci_service.services.intel import index as intel_index
 
         message = request.get_json()
         args = message["params"]

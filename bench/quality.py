@@ -299,8 +299,8 @@ def read_back(api: Api, competitor_id: str) -> Knowledge:
 
 def collect_site(name: str, url: str, workdir: Path) -> tuple[Knowledge, dict[str, Any]]:
     from ci_service.jobs.runner import JobRunner
-    from ci_service.services import apikeys
-    from ci_service.services.workspaces import create_workspace
+    from ci_service.services.identity import api_keys as apikeys
+    from ci_service.services.workspace.workspaces import create_workspace
     from ci_service.settings import load_settings
     from ci_service.store.db import connection
     from ci_service.web.app import create_app, shutdown_app

@@ -73,7 +73,7 @@ def battlecard_content(rng: random.Random, name: str, product: str) -> dict:
 
 
 def seed_intel(ws_id: str, competitors: list[list[str]], start: int, count: int) -> None:
-    from ci_service.services import intel_index
+    from ci_service.services.intel import index as intel_index
     from ci_service.store.db import database, new_id, transaction
     from ci_service.store.intel import IntelEmbedding, IntelItem
 
@@ -122,10 +122,11 @@ def seed_intel(ws_id: str, competitors: list[list[str]], start: int, count: int)
 
 
 def seed_base(spec: dict) -> dict:
-    from ci_service.services import apikeys, deals, products
-    from ci_service.services.battlecard_content import search_text
-    from ci_service.services.competitors import create_competitor
-    from ci_service.services.workspaces import create_workspace
+    from ci_service.services.battlecards.content import search_text
+    from ci_service.services.identity import api_keys as apikeys
+    from ci_service.services.workspace import deals, products
+    from ci_service.services.workspace.competitors import create_competitor
+    from ci_service.services.workspace.workspaces import create_workspace
     from ci_service.store.analysis import Battlecard
     from ci_service.store.db import new_id, transaction
     from ci_service.store.jobs import Job

@@ -1,6 +1,6 @@
 """A thread-safe least-recently-used map bounded by the bytes its values hold: the REST
 response cache (web/response_cache.py) and /api/search's text windows
-(services/search_window.py) keep their entries in one."""
+(services/search/window.py) keep their entries in one."""
 
 from __future__ import annotations
 

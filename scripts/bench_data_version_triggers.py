@@ -44,7 +44,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
     from bench.seed import seed_base
-    from ci_service.services import deals
+    from ci_service.services.workspace import deals
     from ci_service.store.data_version import install_triggers
     from ci_service.store.db import close_database, connection, open_database, transaction
 

@@ -66,9 +66,10 @@ class Counter:
 def profile(backend: str, database: str, requests: int) -> dict:
     import secrets
 
-    from ci_service.services import apikeys, deals
-    from ci_service.services.competitors import create_competitor
-    from ci_service.services.workspaces import create_workspace
+    from ci_service.services.identity import api_keys as apikeys
+    from ci_service.services.workspace import deals
+    from ci_service.services.workspace.competitors import create_competitor
+    from ci_service.services.workspace.workspaces import create_workspace
     from ci_service.settings import load_settings
     from ci_service.store.db import connection
     from ci_service.store.db import database as proxy

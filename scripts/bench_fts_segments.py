@@ -52,7 +52,7 @@ def main() -> None:
         shutil.copyfile(args.db, copy)
         before = measure(copy, args.rounds)
 
-        from ci_service.services.search_upkeep import optimize_indexes
+        from ci_service.services.search.upkeep import optimize_indexes
         from ci_service.store.db import close_database, connection, open_database
 
         open_database(str(copy))

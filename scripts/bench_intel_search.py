@@ -61,8 +61,9 @@ def main() -> None:
     parser.add_argument("--database", default=None)
     args = parser.parse_args()
 
-    from ci_service.services import intel, intel_index
-    from ci_service.services.workspaces import create_workspace
+    from ci_service.services.intel import index as intel_index
+    from ci_service.services.intel import items as intel
+    from ci_service.services.workspace.workspaces import create_workspace
     from ci_service.store.db import connection, database, new_id, open_database, transaction
     from ci_service.store.intel import IntelEmbedding, IntelItem
 

@@ -6,7 +6,7 @@ so the same SQLite triggers the service relies on fill ``search_doc``, its FTS t
 ``intel_fts``. Measures at 10,000 and then (after seeding the rest) 100,000 intel items,
 in one run:
 
-- ``service``: ``ci_service.services.search.search`` (what GET /api/search runs: FTS5
+- ``service``: ``ci_service.services.search.unified.search`` (what GET /api/search runs: FTS5
   trigram phrase queries, the 2-character fallbacks, loading the result rows);
 - ``LIKE``: the same three lookups as plain ``LIKE '%q%'`` scans with the same order and
   limits (competitor names, battlecard text, intel content newest first, 20 in total).
@@ -137,7 +137,7 @@ def timed(fn) -> float:
 
 
 def measure(label: str, ws_id: str, runs: int) -> None:
-    from ci_service.services.search import search
+    from ci_service.services.search.unified import search
     from ci_service.store.db import database
 
     for q in QUERIES:  # warm-up: steady state, not the first read from disk
@@ -181,8 +181,8 @@ def main() -> None:
     parser.add_argument("--database", default=None)
     args = parser.parse_args()
 
-    from ci_service.services.battlecard_content import search_text
-    from ci_service.services.workspaces import create_workspace
+    from ci_service.services.battlecards.content import search_text
+    from ci_service.services.workspace.workspaces import create_workspace
     from ci_service.store.analysis import Battlecard
     from ci_service.store.competitors import Competitor
     from ci_service.store.db import connection, new_id, open_database, transaction

@@ -69,8 +69,8 @@ def main() -> None:
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
 
-    from ci_service.services.intel_search import search_intel
-    from ci_service.services.search import search
+    from ci_service.services.search.intel_search import search_intel
+    from ci_service.services.search.unified import search
     from ci_service.store.db import connection, database, make_database
 
     # No migrations: the seeded file is read as it is (and is never changed).

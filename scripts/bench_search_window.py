@@ -7,7 +7,7 @@ it is only read). The SQL is what ``/api/search`` ran before its windows: ``LIKE
 newest 1,000 intel items and over the workspace's battlecard texts. "cold" is each round on
 a new connection (what a serve thread meets after any commit in the process: SQLite drops
 a connection's page cache when the database changed); "window" is
-``services/search_window.py``'s ``find`` on the same rows, built once.
+``services/search/window.py``'s ``find`` on the same rows, built once.
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ def main() -> None:
     args = parser.parse_args()
     import numpy  # noqa: F401  (imported by the first window; not part of its build time)
 
-    from ci_service.services.search_window import TextWindow
+    from ci_service.services.search.window import TextWindow
 
     warm = connect(args.db)
     (workspace,) = warm.execute(

@@ -3,7 +3,7 @@
 ``seed_rival(api)`` creates the fixture used across those tests: our product "Acme Cloud"
 (SSO, audit log, API integrations; security and per-user pricing value props) and the
 competitor "Rival" with a product, four evidence pages, a strength, a weakness, a claim
-and a LOST deal. Scored with the default categories it gives (see services/scoring.py):
+and a LOST deal. Scored with the default categories it gives (see services/analysis/scoring.py):
 
 - Security & Compliance: SUPERIOR (we have SSO; their page says they do not support SAML
   single sign-on) with the security page as evidence;
@@ -14,7 +14,8 @@ and a LOST deal. Scored with the default categories it gives (see services/scori
 
 from __future__ import annotations
 
-from ci_service.services import intel, offerings
+from ci_service.services.intel import items as intel
+from ci_service.services.workspace import offerings
 from ci_service.store.db import connection
 from tests.resource_helpers import make_competitor, make_deal, make_product, ok
 

@@ -7,8 +7,8 @@ import threading
 
 import httpx
 
-from ci_service.services import apikeys
-from ci_service.services.workspaces import create_workspace
+from ci_service.services.identity import api_keys as apikeys
+from ci_service.services.workspace.workspaces import create_workspace
 from ci_service.store.db import connection
 
 

@@ -13,8 +13,8 @@ import secrets
 
 import pytest
 
-from ci_service.services import apikeys
-from ci_service.services.workspaces import create_workspace
+from ci_service.services.identity import api_keys as apikeys
+from ci_service.services.workspace.workspaces import create_workspace
 from ci_service.settings import load_settings
 from ci_service.store.db import connection
 from ci_service.web.app import create_app, shutdown_app
@@ -104,7 +104,8 @@ def make_database_url(backend, tmp_path, postgres_databases):
 def _release(postgres_databases, url: str) -> None:
     """Close this process's connections to ``url``, forget what it cached of it (the next
     test gets the same name, emptied), and hand it back."""
-    from ci_service.services import graph_layout, intel_index
+    from ci_service.services.graph import layout as graph_layout
+    from ci_service.services.intel import index as intel_index
     from ci_service.store.db import close_database, database
 
     if database.obj is not None and getattr(database.obj, "database", None) == url:
@@ -246,7 +247,7 @@ def api(make_api):
 
 @pytest.fixture
 def make_web(app, make_workspace, make_key):
-    from ci_service.services import people
+    from ci_service.services.identity import users as people
     from tests.web_support import PASSWORD, WebClient, sign_in
 
     def make(plan="ENTERPRISE", role="OWNER", workspace=None, email=None):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ci_service.services import competitors, intel
+from ci_service.services.intel import items as intel
+from ci_service.services.workspace import competitors
 from ci_service.store.db import connection
 
 
@@ -28,7 +29,7 @@ def evidence(workspace_id, competitor_id, url, content, title="Page", **extra):
 def fts_rowids(match):
     """The ``seq`` of the items the full-text index finds for the FTS5 phrase ``match``
     (on PostgreSQL: the same phrase through the pg_trgm-indexed ILIKE)."""
-    from ci_service.services.search_text import like_pattern
+    from ci_service.services.search.text import like_pattern
     from ci_service.store.db import database, is_postgres
 
     with connection():

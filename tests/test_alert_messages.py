@@ -11,17 +11,17 @@ import pytest
 from apprise.conversion.format import html_to_text, markdown_to_html
 
 from ci_service.jobs.runner import JobRunner
-from ci_service.services import events
-from ci_service.services.delivery_messages import (
+from ci_service.services.alerts import events
+from ci_service.services.alerts.messages import (
     MAX_LINE_CHARS,
     change_view,
     event_payload,
     md,
     render,
 )
-from ci_service.services.secrets_box import encrypt
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import connection, transaction
+from ci_service.store.secrets_box import encrypt
 from tests.jobs_support import competitor
 
 pytest_plugins = ["tests.jobs_fixtures", "tests.alert_fixtures"]

@@ -13,7 +13,7 @@ import pytest
 
 from ci_service.intel.netguard import host_problem, parse_ip
 from ci_service.jobs.runner import JobRunner
-from ci_service.services import subscriptions as subs
+from ci_service.services.alerts import subscriptions as subs
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import connection
 from tests.test_delivery import Receiver, emit, new_secret, subscribe

@@ -8,7 +8,7 @@ from datetime import timedelta
 import pytest
 
 from ci_service.errors import Forbidden, InsufficientScope, UpgradeRequired
-from ci_service.services.auth import READ, WRITE, Access, Principal, check_access
+from ci_service.services.identity.auth import READ, WRITE, Access, Principal, check_access
 from ci_service.store.db import connection
 from ci_service.store.identity import ApiKey
 from ci_service.timeutil import utcnow

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ci_service.errors import NotFound, ValidationFailed
-from ci_service.services import battlecard_edits, battlecard_export
+from ci_service.services.battlecards import edits as battlecard_edits
+from ci_service.services.battlecards import export as battlecard_export
 from ci_service.store.analysis import Battlecard
 from ci_service.store.db import connection
 from ci_service.store.identity import Workspace

@@ -4,8 +4,8 @@ and no event; a change in what the card says is one."""
 
 from __future__ import annotations
 
-from ci_service.services import intel
-from ci_service.services.battlecards import readable
+from ci_service.services.battlecards.cards import readable
+from ci_service.services.intel import items as intel
 from ci_service.store.db import connection
 from tests.analysis_support import PAGES, seed_rival
 from tests.resource_helpers import ok

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ci_service.services import battlecards, offerings
+from ci_service.services.battlecards import cards as battlecards
+from ci_service.services.workspace import offerings
 from ci_service.store.analysis import Battlecard
 from ci_service.store.db import connection
 from tests.analysis_support import seed_rival
@@ -283,13 +284,13 @@ def test_generation_without_a_mode_keeps_the_cards_mode(rival, runner):
     ],
 )
 def test_praise_alone_is_not_a_feature_to_argue_from(name, slogan):
-    from ci_service.services.battlecard_facts import is_slogan
+    from ci_service.services.battlecards.facts import is_slogan
 
     assert is_slogan(name) is slogan
 
 
 def test_possessive_of_names_ending_in_s():
-    from ci_service.services.battlecard_facts import possessive
+    from ci_service.services.battlecards.facts import possessive
 
     assert possessive("Acme Apps") == "Acme Apps'" and possessive("Rival") == "Rival's"
 
@@ -298,7 +299,7 @@ def _fact_builder(their_features, our_features):
     """A FactBuilder over plain records: one evidence page holding every cited line."""
     from types import SimpleNamespace
 
-    from ci_service.services.battlecard_facts import FactBuilder
+    from ci_service.services.battlecards.facts import FactBuilder
 
     page = SimpleNamespace(
         id="ev-1",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ci_service.services.delivery_messages import render
+from ci_service.services.alerts.messages import render
 from ci_service.store.alerts import Delivery
 from ci_service.store.db import connection
 from tests.pipeline_fixtures.support import add_competitor, run_jobs

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from ci_service.services.change_filter import (
+from ci_service.services.alerts.change_filter import (
     SiteChrome,
     meaningful_change,
     meaningful_passages,

@@ -8,12 +8,12 @@ from types import SimpleNamespace
 
 import pytest
 
-from ci_service.services import feature_presence as fp
-from ci_service.services import matrix_features
-from ci_service.services.battlecard_claims import Facts
-from ci_service.services.battlecard_facts import FactBuilder, format_money, states_amount
-from ci_service.services.battlecard_objections import Answers, objections
-from ci_service.services.feature_terms import concepts, feature_terms
+from ci_service.services.analysis import feature_presence as fp
+from ci_service.services.analysis import matrix_features
+from ci_service.services.analysis.claims import Facts
+from ci_service.services.analysis.feature_terms import concepts, feature_terms
+from ci_service.services.battlecards.facts import FactBuilder, format_money, states_amount
+from ci_service.services.battlecards.objections import Answers, objections
 
 
 def page(key: str, kind: str | None, content: str, source: str = "WEB_PAGE"):

@@ -85,7 +85,7 @@ def test_money_is_written_with_its_currency_and_without_a_trailing_zero(amount, 
 def test_funding_keeps_the_date_as_the_page_wrote_it_beside_the_machine_date(
     sentence, date, stated
 ):
-    from ci_service.services.fields import CompanyProfileSchema
+    from ci_service.services.common.fields import CompanyProfileSchema
 
     found = profile_of(site_page("/investors/", f"Investors\n{sentence}", "Investors"))
     [entry] = found["funding"]
@@ -96,7 +96,7 @@ def test_funding_keeps_the_date_as_the_page_wrote_it_beside_the_machine_date(
 
 
 def test_competitor_page_shows_funding_money_and_the_stated_date(web):
-    from ci_service.services.competitors import update_competitor
+    from ci_service.services.workspace.competitors import update_competitor
 
     answer = web.api.post("/api/competitors", json={"name": "Globex", "websiteUrl": BASE})
     cid = ok(answer)["competitor"]["id"]

@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import pytest
 
-from ci_service.services import battlecard_content, battlecards, matrix
+from ci_service.services.analysis import matrix
+from ci_service.services.battlecards import cards as battlecards
+from ci_service.services.battlecards import content as battlecard_content
 from ci_service.store.analysis import MatrixCell
 from ci_service.store.db import connection
 from tests.analysis_support import seed_rival

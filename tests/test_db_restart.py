@@ -31,9 +31,9 @@ import psycopg2
 import pytest
 
 from ci_service import __version__
-from ci_service.services import apikeys
-from ci_service.services.usage import UsageTracker
-from ci_service.services.workspaces import create_workspace
+from ci_service.services.identity import api_keys as apikeys
+from ci_service.services.identity.usage import UsageTracker
+from ci_service.services.workspace.workspaces import create_workspace
 from ci_service.store import db as db_module
 from ci_service.store.connection_health import connection_is_dead
 from ci_service.store.db import (

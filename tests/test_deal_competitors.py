@@ -7,7 +7,7 @@ from __future__ import annotations
 import lxml.html
 import pytest
 
-from ci_service.services import deal_stats
+from ci_service.services.workspace import deal_stats
 from ci_service.store import migrations
 from ci_service.store.db import connection, database
 from ci_service.store.graph import GraphEdge, GraphNode
@@ -122,7 +122,7 @@ def test_each_competitor_in_the_deal_gets_the_graph_relationship(api, rivals):
 
 def test_a_won_deal_with_competitors_costs_no_more_statements(api, rivals, monkeypatch):
     body = {"prospectCompanyName": "Budget Co", "outcome": "WON", "competitorIds": list(rivals)}
-    from ci_service.services import deals
+    from ci_service.services.workspace import deals
 
     with connection():
         statements = Statements(monkeypatch)

@@ -11,7 +11,8 @@ from collections import Counter
 
 import pytest
 
-from ci_service.services import deals, graph_sync
+from ci_service.services.graph import sync as graph_sync
+from ci_service.services.workspace import deals
 from ci_service.store.db import connection, database
 from ci_service.store.graph import GraphEdge, GraphNode
 from tests.resource_helpers import make_competitor, ok

@@ -22,14 +22,14 @@ from standardwebhooks import Webhook
 
 from ci_service.jobs.runner import JobRunner
 from ci_service.jobs.scheduler import delivery_scan, digest_scan
-from ci_service.services import delivery, events
-from ci_service.services.delivery_digest import last_period
-from ci_service.services.delivery_send import classify, retry_after_seconds
-from ci_service.services.secrets_box import encrypt
+from ci_service.services.alerts import delivery, events
+from ci_service.services.alerts.digest import last_period
+from ci_service.services.alerts.send import classify, retry_after_seconds
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import connection, transaction
 from ci_service.store.events import Event
 from ci_service.store.jobs import Job
+from ci_service.store.secrets_box import encrypt
 from ci_service.timeutil import utcnow
 from tests.jobs_support import competitor
 
@@ -535,8 +535,8 @@ def test_a_receiver_that_hangs_times_out_and_is_retried(
 
 
 def test_chat_digest_renders_markdown(make_workspace, private_ok, clock):
-    from ci_service.services.delivery_digest import build_digest
-    from ci_service.services.delivery_messages import render
+    from ci_service.services.alerts.digest import build_digest
+    from ci_service.services.alerts.messages import render
 
     ws = make_workspace()
     rival = competitor(ws, "Rival")

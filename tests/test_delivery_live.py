@@ -15,12 +15,12 @@ import threading
 import httpx
 from cryptography.fernet import Fernet
 
-from ci_service.services import apikeys
-from ci_service.services.secrets_box import encrypt
-from ci_service.services.workspaces import create_workspace
+from ci_service.services.identity import api_keys as apikeys
+from ci_service.services.workspace.workspaces import create_workspace
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import connection, open_database
 from ci_service.store.jobs import Job
+from ci_service.store.secrets_box import encrypt
 from tests.live import LiveServer, wait_for
 from tests.test_delivery import Receiver, new_secret
 

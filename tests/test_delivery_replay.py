@@ -20,14 +20,14 @@ from click.testing import CliRunner
 from ci_service.cli import cli
 from ci_service.jobs.runner import JobRunner
 from ci_service.jobs.scheduler import digest_scan
-from ci_service.services import delivery, events
-from ci_service.services.delivery_digest import build_digest, last_period
-from ci_service.services.secrets_box import encrypt
-from ci_service.services.workspaces import create_workspace
+from ci_service.services.alerts import delivery, events
+from ci_service.services.alerts.digest import build_digest, last_period
+from ci_service.services.workspace.workspaces import create_workspace
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import connection, open_database, transaction
 from ci_service.store.events import Event
 from ci_service.store.jobs import Job
+from ci_service.store.secrets_box import encrypt
 from ci_service.timeutil import parse_datetime, utcnow
 from tests.live import wait_for
 from tests.test_delivery import Receiver, new_secret

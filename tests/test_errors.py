@@ -6,7 +6,7 @@ import logging
 
 import pytest
 
-from ci_service.services import apikeys
+from ci_service.services.identity import api_keys as apikeys
 
 
 def _assert_envelope(response, status, code):

@@ -8,9 +8,11 @@ from datetime import timedelta
 import pytest
 
 from ci_service.errors import ValidationFailed
-from ci_service.services import change_events, deals, events
-from ci_service.services.jobs import start_competitor_refresh
-from ci_service.services.offerings import create_offering
+from ci_service.services.alerts import changes as change_events
+from ci_service.services.alerts import events
+from ci_service.services.workspace import deals
+from ci_service.services.workspace.jobs import start_competitor_refresh
+from ci_service.services.workspace.offerings import create_offering
 from ci_service.store.db import connection, transaction
 from ci_service.store.events import Event
 from ci_service.store.resources import Deal

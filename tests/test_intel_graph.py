@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ci_service.services import competitors, graph, intel, organizations
-from ci_service.services.intel_graph import (
+from ci_service.services.graph import nodes as graph
+from ci_service.services.intel import items as intel
+from ci_service.services.intel.graph_links import (
     Owner,
     extract_people,
     extract_topics,
@@ -12,6 +13,7 @@ from ci_service.services.intel_graph import (
     link_person,
     link_topics,
 )
+from ci_service.services.workspace import competitors, organizations
 from ci_service.store.db import connection, transaction
 from ci_service.store.graph import GraphEdge, GraphNode
 from tests.intel_helpers import competitor, evidence

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from ci_service.errors import ValidationFailed
-from ci_service.services import intel, intel_index, intel_search
+from ci_service.services.intel import index as intel_index
+from ci_service.services.intel import items as intel
+from ci_service.services.search import intel_search
 from ci_service.store.db import connection, database
 from ci_service.store.intel import IntelEmbedding, IntelItem
 from ci_service.store.trees import TreeNode
@@ -153,8 +155,8 @@ def test_substring_search_is_workspace_scoped(seeded, make_workspace):
 
 
 def test_reindex_after_model_change(seeded):
-    from ci_service.services import trees
-    from ci_service.services.trees import TreeDocument, TreeSection
+    from ci_service.services.intel import trees
+    from ci_service.services.intel.trees import TreeDocument, TreeSection
 
     ws, a, _b, items = seeded
     with connection():

@@ -7,8 +7,9 @@ from datetime import UTC, datetime
 import pytest
 
 from ci_service.errors import NotFound, ValidationFailed
-from ci_service.services import competitors, intel
-from ci_service.services.intel import credibility_score, site_of
+from ci_service.services.intel import items as intel
+from ci_service.services.intel.items import credibility_score, site_of
+from ci_service.services.workspace import competitors
 from ci_service.store.db import connection, database
 from ci_service.store.intel import IntelEmbedding, IntelItem
 from tests.intel_helpers import competitor, evidence, fts_integrity, fts_rowids
@@ -76,7 +77,7 @@ def test_record_evidence_errors(make_workspace):
 
 
 def test_offering_and_organization_scopes(make_workspace):
-    from ci_service.services import offerings
+    from ci_service.services.workspace import offerings
 
     ws = make_workspace()
     rival = competitor(ws.id)

@@ -8,7 +8,7 @@ import pytest
 
 from ci_service.jobs.queue import enqueue
 from ci_service.jobs.types import StepError
-from ci_service.services import jobs as job_service
+from ci_service.services.workspace import jobs as job_service
 from ci_service.store.db import connection
 from tests.jobs_support import competitor, fetch
 

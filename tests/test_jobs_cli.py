@@ -12,7 +12,7 @@ from ci_service.jobs.queue import enqueue
 from ci_service.jobs.runner import JobRunner
 from ci_service.jobs.types import StepError
 from ci_service.jobs.watch import progress_line, watch
-from ci_service.services import jobs as job_service
+from ci_service.services.workspace import jobs as job_service
 from ci_service.store.db import connection, open_database
 from ci_service.store.identity import Workspace
 

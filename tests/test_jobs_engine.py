@@ -10,7 +10,7 @@ from ci_service.jobs import lifecycle
 from ci_service.jobs.queue import enqueue
 from ci_service.jobs.registry import COLLECT, handles, unregister
 from ci_service.jobs.types import StepError
-from ci_service.services import jobs as job_service
+from ci_service.services.workspace import jobs as job_service
 from ci_service.store import jobs as store
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import connection

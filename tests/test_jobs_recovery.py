@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from ci_service.jobs.registry import REGISTRY
-from ci_service.services import apikeys
-from ci_service.services.workspaces import create_workspace
+from ci_service.services.identity import api_keys as apikeys
+from ci_service.services.workspace.workspaces import create_workspace
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import connection, open_database
 from ci_service.store.jobs import Job

@@ -9,7 +9,7 @@ from datetime import UTC, datetime
 import orjson
 import pytest
 
-from ci_service.services import competitors as competitor_service
+from ci_service.services.workspace import competitors as competitor_service
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import connection, transaction
 from ci_service.store.json_rows import JsonList, JsonText, Key

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ci_service.jobs.registry import REGISTRY
-from ci_service.services import matrix
+from ci_service.services.analysis import matrix
 from ci_service.store.analysis import MatrixCell
 from ci_service.store.db import connection
 from tests.analysis_support import seed_rival
@@ -271,7 +271,7 @@ def test_tool_view_has_basic_cells(make_api):
 
 
 def test_a_refiner_may_change_status_but_not_invent_evidence(make_api):
-    from ci_service.services import scoring
+    from ci_service.services.analysis import scoring
 
     assert scoring.llm_refiner() is None  # no CI_SERVICE_LLM_* configured: deterministic
     api = make_api(plan="PRO")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ci_service.services import matrix
+from ci_service.services.analysis import matrix
 from ci_service.store.db import connection
 from ci_service.web.routes import battlecards, search
 from ci_service.web.routes import matrix as matrix_routes

@@ -6,7 +6,7 @@ import pytest
 
 from ci_service.errors import NotFound
 from ci_service.mcp import tools as registry
-from ci_service.services.auth import WRITE
+from ci_service.services.identity.auth import WRITE
 
 
 @pytest.fixture

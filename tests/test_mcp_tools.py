@@ -195,7 +195,7 @@ def test_write_tools_need_write_scope_and_editor(call, make_api, product):
 
 @pytest.fixture
 def evidence(api, competitor):
-    from ci_service.services.intel import record_evidence
+    from ci_service.services.intel.items import record_evidence
     from ci_service.store.db import connection
 
     with connection():
@@ -277,7 +277,7 @@ def test_generate_and_get_battlecard_and_matrices(api, call, runner):
     assert card["content"]["whyWeWin"] and card["evidenceIds"]
     assert set(card["evidenceIds"]) <= set(evidence.values())
 
-    from ci_service.services.matrix import build_matrix
+    from ci_service.services.analysis.matrix import build_matrix
     from ci_service.store.db import connection
 
     with connection():  # what the collect job's build-matrix step does

@@ -16,8 +16,8 @@ import psycopg2
 import pytest
 
 from ci_service.jobs.runner import JobRunner
-from ci_service.services import apikeys
-from ci_service.services.workspaces import create_workspace
+from ci_service.services.identity import api_keys as apikeys
+from ci_service.services.workspace.workspaces import create_workspace
 from ci_service.settings import load_settings
 from ci_service.store.db import connection
 from ci_service.store.transfer import model_classes
@@ -180,7 +180,7 @@ def test_sqlite_to_postgres_keeps_every_row_and_the_copy_works(
         found = ok(api.get("/api/search", query_string={"q": f"{TAG}Evidence: "}))["results"]
         assert {r["id"] for r in found if r["type"] == "intel"} & set(seeded.ids["intel"])
         assert ok(api.get(f"/api/competitors/{seeded.first('competitor')}"))
-        from ci_service.services.subscriptions import read_target, signing_secrets
+        from ci_service.services.alerts.subscriptions import read_target, signing_secrets
         from ci_service.store.alerts import Subscription
 
         with connection():

@@ -10,7 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from ci_service.errors import Forbidden
-from ci_service.services import mutes
+from ci_service.services.alerts import mutes
 from ci_service.store.alerts import Mute, Subscription
 from ci_service.store.db import connection, database
 from ci_service.store.events import Event

@@ -9,7 +9,8 @@ from urllib.parse import unquote
 import httpx
 import pytest
 
-from ci_service.services import oauth_clients, people
+from ci_service.services.identity import oauth_clients
+from ci_service.services.identity import users as people
 from ci_service.store.db import connection
 from ci_service.store.oauth import OAuthClient
 from tests.oauth_support import connect, consent, exchange, mcp, redirect_params, start

@@ -231,7 +231,7 @@ def _all_refused(web, flow, tokens) -> None:
 
 
 def test_changing_ones_password_ends_ones_connections_everywhere(make_web, make_workspace):
-    from ci_service.services import people
+    from ci_service.services.identity import users as people
 
     web = make_web()
     with connection():  # the same person in a second workspace

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from ci_service.services import trees
+from ci_service.services.intel import trees
 from ci_service.store.db import connection
 from tests.pipeline_fixtures.support import add_competitor, graph_labels, job, run_jobs
 
@@ -104,7 +104,7 @@ def test_recollecting_an_unchanged_site_adds_nothing(api, site):
     before_offerings = api.get("/api/offerings").json["offerings"]
 
     with connection():
-        from ci_service.services.jobs import start_competitor_refresh
+        from ci_service.services.workspace.jobs import start_competitor_refresh
 
         again = start_competitor_refresh(api.workspace_id, competitor_id, is_first_run=True)
     run_jobs()
@@ -125,7 +125,7 @@ def test_a_changed_page_adds_a_new_item_with_its_changes(api, site):
     pricing = site.root / "pricing.html"
     pricing.write_text(pricing.read_text().replace("$49 per agent", "$59 per agent"))
     with connection():
-        from ci_service.services.jobs import start_competitor_refresh
+        from ci_service.services.workspace.jobs import start_competitor_refresh
 
         again = start_competitor_refresh(api.workspace_id, competitor_id)
     run_jobs()

@@ -19,7 +19,7 @@ from ci_service.pipeline.language import (
     stop_words,
 )
 from ci_service.pipeline.site import SitePage
-from ci_service.services.intel_text import STOP_WORDS, extract_topics
+from ci_service.services.intel.text import STOP_WORDS, extract_topics
 
 SITE_SR = Path(__file__).parent / "pipeline_fixtures" / "site_sr"
 
@@ -209,7 +209,7 @@ def test_not_dates():
 
 
 def test_a_new_collection_replaces_the_topics_older_rules_took_from_stop_words(make_workspace):
-    from ci_service.services.intel_graph import link_topics
+    from ci_service.services.intel.graph_links import link_topics
     from ci_service.store.db import connection, transaction
     from ci_service.store.graph import GraphNode
     from tests.intel_helpers import competitor

@@ -415,7 +415,7 @@ def test_a_block_holding_several_plans_prices_is_not_one_card():
 
 
 def test_a_sub_cent_price_is_shown_as_stated():
-    from ci_service.services.battlecard_facts import price_terms
+    from ci_service.services.battlecards.facts import price_terms
 
     plan = {"price": 0.005, "currency": "USD", "unit": "per message", "period": None}
     assert price_terms(plan) == "$0.005 per message"

@@ -9,7 +9,7 @@ import pytest
 from ci_service.pipeline.evidence import EvidenceMap
 from ci_service.pipeline.profile import extract_profile
 from ci_service.pipeline.site import SitePage, SiteSnapshot
-from ci_service.services.fields import CompanyProfileSchema
+from ci_service.services.common.fields import CompanyProfileSchema
 
 BASE = "https://acme.example"
 FACTS = ("yearFounded", "headquarters", "employeeCount", "revenue", "funding", "customers")

@@ -35,8 +35,8 @@ POINTS = {
     "people": ("ci_service.pipeline.ingest", "link_news", "before", 1),
     "products": ("ci_service.pipeline.pricing", "save_pricing", "before", 1),
     "pricing": ("ci_service.pipeline.integrations", "extract_supported", "before", 1),
-    "matrix": ("ci_service.services.battlecards", "refresh_for_competitor", "before", 1),
-    "battlecard": ("ci_service.services.battlecards", "refresh_for_competitor", "after", 1),
+    "matrix": ("ci_service.services.battlecards.cards", "refresh_for_competitor", "before", 1),
+    "battlecard": ("ci_service.services.battlecards.cards", "refresh_for_competitor", "after", 1),
 }
 
 

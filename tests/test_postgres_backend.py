@@ -15,8 +15,9 @@ import threading
 
 import pytest
 
-from ci_service.services import intel, intel_index
-from ci_service.services.usage import SharedUsageTracker, UsageTracker, make_tracker
+from ci_service.services.identity.usage import SharedUsageTracker, UsageTracker, make_tracker
+from ci_service.services.intel import index as intel_index
+from ci_service.services.intel import items as intel
 from ci_service.store.db import (
     UnsupportedDatabase,
     close_database,

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from ci_service.services import competitors
+from ci_service.services.workspace import competitors
 from ci_service.store.db import connection
 from ci_service.store.jobs import Job
 from tests.resource_helpers import error, make_competitor, make_deal, make_product, ok
@@ -169,7 +169,7 @@ def test_product_filter(api):
 
 
 def test_delete_detaches_deals_and_removes_offerings(api):
-    from ci_service.services import offerings
+    from ci_service.services.workspace import offerings
 
     competitor = make_competitor(api)["competitor"]
     with connection():

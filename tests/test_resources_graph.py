@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ci_service.services.graph import LABEL_COLORS
+from ci_service.services.graph.nodes import LABEL_COLORS
 from tests.resource_helpers import make_competitor, make_deal, make_offering, make_product, ok
 
 
@@ -124,7 +124,7 @@ def test_offerings_and_deals_attach_when_the_organization_is_created(api):
 
 
 def test_competitor_offerings_hang_off_the_competitor(api):
-    from ci_service.services import offerings
+    from ci_service.services.workspace import offerings
     from ci_service.store.db import connection
 
     competitor = make_competitor(api)["competitor"]

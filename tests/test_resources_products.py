@@ -54,7 +54,7 @@ def test_product_is_an_offering_and_back(api):
 
 
 def test_offerings_list_includes_competitor_offerings_products_do_not(app, api):
-    from ci_service.services import offerings
+    from ci_service.services.workspace import offerings
     from ci_service.store.db import connection
     from tests.resource_helpers import make_competitor
 

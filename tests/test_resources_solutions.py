@@ -166,7 +166,7 @@ def test_starter_plan_needs_upgrade(make_api, method, path):
 
 
 def test_service_functions_work_without_flask(app, make_workspace):
-    from ci_service.services import products, solutions
+    from ci_service.services.workspace import products, solutions
     from ci_service.store.db import connection
 
     workspace = make_workspace(plan="PRO")

@@ -9,9 +9,9 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ci_service.services import competitors as competitor_service
-from ci_service.services import trees
-from ci_service.services.trees import TreeDocument, TreeSection
+from ci_service.services.intel import trees
+from ci_service.services.intel.trees import TreeDocument, TreeSection
+from ci_service.services.workspace import competitors as competitor_service
 from ci_service.store import jobs as job_store
 from ci_service.store.data_version import SKIP_TABLES, read_version, workspace_tables
 from ci_service.store.db import connection, database, is_postgres, transaction
@@ -289,7 +289,7 @@ def test_auth_and_rate_limit_apply_on_hits(app, api, make_api, client):
 
 
 def test_cache_off(make_database_url, make_workspace):
-    from ci_service.services import apikeys
+    from ci_service.services.identity import api_keys as apikeys
     from ci_service.settings import load_settings
     from ci_service.web.app import create_app, shutdown_app
     from tests.conftest import ApiClient
@@ -305,7 +305,7 @@ def test_cache_off(make_database_url, make_workspace):
     try:
         assert "ci_response_cache" not in app.extensions
         with connection():
-            from ci_service.services.workspaces import create_workspace
+            from ci_service.services.workspace.workspaces import create_workspace
 
             ws = create_workspace("off", "ENTERPRISE")
             user = apikeys.ensure_user(ws, None, "OWNER")

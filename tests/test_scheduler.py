@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from ci_service.jobs.registry import COLLECT, ORGANIZATION_NEWS
 from ci_service.jobs.scheduler import Scheduler, enqueue_due_news, enqueue_due_refreshes, scan
-from ci_service.services import jobs as job_service
+from ci_service.services.workspace import jobs as job_service
 from ci_service.store.db import connection
 from ci_service.store.jobs import Job
 from ci_service.store.resources import Organization

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ci_service.services import battlecards
+from ci_service.services.battlecards import cards as battlecards
 from ci_service.store.db import connection, database
 from tests.analysis_support import seed_rival
 from tests.resource_helpers import error, make_competitor, make_product, ok

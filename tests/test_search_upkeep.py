@@ -1,4 +1,4 @@
-"""Full-text index upkeep (services/search_upkeep.py): merged to one segment, same answers."""
+"""Full-text index upkeep (services/search/upkeep.py): merged to one segment, same answers."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import json
 import pytest
 
 from ci_service.jobs import scheduler as scheduler_module
-from ci_service.services import intel, search_upkeep
+from ci_service.services.intel import items as intel
+from ci_service.services.search import upkeep as search_upkeep
 from ci_service.store.db import connection, is_postgres
 from tests.jobs_support import wait_for
 from tests.resource_helpers import make_competitor, ok

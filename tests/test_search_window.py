@@ -1,4 +1,4 @@
-"""/api/search's in-memory windows (services/search_window.py): exact after every write,
+"""/api/search's in-memory windows (services/search/window.py): exact after every write,
 in this process and from another, equal to the SQL answers, and bounded in memory."""
 
 from __future__ import annotations
@@ -7,9 +7,11 @@ import random
 
 import pytest
 
-from ci_service.services import battlecards, intel, search_window
-from ci_service.services import search as search_service
-from ci_service.services.search_window import TextWindow, WindowCache
+from ci_service.services.battlecards import cards as battlecards
+from ci_service.services.intel import items as intel
+from ci_service.services.search import unified as search_service
+from ci_service.services.search import window as search_window
+from ci_service.services.search.window import TextWindow, WindowCache
 from ci_service.store.db import connection, database, is_postgres, transaction
 from tests.analysis_support import seed_rival
 from tests.resource_helpers import make_competitor, ok

@@ -5,8 +5,8 @@ to the next."""
 from __future__ import annotations
 
 from ci_service.errors import ValidationFailed
-from ci_service.services.deals import DealCreateSchema, DealUpdateSchema
-from ci_service.services.fields import load, schema_instance
+from ci_service.services.common.fields import load, schema_instance
+from ci_service.services.workspace.deals import DealCreateSchema, DealUpdateSchema
 from ci_service.web.routes import deals as deal_routes
 from tests.concurrency_support import all_at_once
 from tests.resource_helpers import error

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ci_service.services.solution_matrix import aggregate
+from ci_service.services.analysis.solution_matrix import aggregate
 from ci_service.store.analysis import MatrixCell, SolutionCell
 from ci_service.store.db import connection
 from tests.resource_helpers import error, make_competitor, make_product, make_solution, ok

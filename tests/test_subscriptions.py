@@ -10,7 +10,7 @@ from datetime import timedelta
 import pytest
 from standardwebhooks import Webhook
 
-from ci_service.services import subscriptions as subs
+from ci_service.services.alerts import subscriptions as subs
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import connection
 from ci_service.timeutil import parse_datetime, utcnow
@@ -284,7 +284,8 @@ def test_deliveries_are_listed_newest_first(api):
 
 
 def test_send_test_through_the_delivery_service_queues_its_job(api):
-    from ci_service.services import delivery, delivery_messages
+    from ci_service.services.alerts import delivery
+    from ci_service.services.alerts import messages as delivery_messages
     from ci_service.store.jobs import Job
 
     sub_id = create(api, webhook())["subscription"]["id"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ci_service.errors import NotFound
-from ci_service.services import trees
-from ci_service.services.trees import TreeDocument, TreeSection, chunk_text
+from ci_service.services.intel import trees
+from ci_service.services.intel.trees import TreeDocument, TreeSection, chunk_text
 from ci_service.store.db import connection
 from ci_service.store.trees import KnowledgeTree, TreeNode
 from ci_service.web.routes.trees import (

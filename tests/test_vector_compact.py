@@ -10,7 +10,9 @@ import numpy as np
 import pytest
 
 from ci_service.embeddings.index import VectorIndex, quantise
-from ci_service.services import intel, intel_index, intel_search
+from ci_service.services.intel import index as intel_index
+from ci_service.services.intel import items as intel
+from ci_service.services.search import intel_search
 from ci_service.store.db import connection
 from ci_service.store.intel import IntelEmbedding
 from tests.intel_helpers import competitor, evidence

@@ -14,7 +14,8 @@ import time
 import lxml.html
 import pytest
 
-from ci_service.services import graph_layout, matrix
+from ci_service.services.analysis import matrix
+from ci_service.services.graph import layout as graph_layout
 from ci_service.store.db import connection, new_id, transaction
 from ci_service.store.graph import GraphEdge, GraphNode
 from tests.analysis_support import seed_rival
@@ -142,7 +143,7 @@ def test_matrix_escapes_hostile_names_and_links(make_web):
     web = make_web(plan="PRO")
     product, rival, _ = seed_rival(web.api, name="Evil")
     ok(web.api.patch(f"/api/competitors/{rival['id']}", json={"name": HOSTILE}))
-    from ci_service.services import intel
+    from ci_service.services.intel import items as intel
 
     with connection():
         intel.record_evidence(

@@ -6,7 +6,7 @@ from datetime import timedelta
 
 import pytest
 
-from ci_service.services import people
+from ci_service.services.identity import users as people
 from ci_service.store.db import connection
 from ci_service.store.identity import User
 from ci_service.store.people import Login, WebSession

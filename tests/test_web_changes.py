@@ -8,7 +8,9 @@ import re
 
 import pytest
 
-from ci_service.services import change_diff, event_reads, events, intel
+from ci_service.services.alerts import change_diff, events
+from ci_service.services.alerts import reads as event_reads
+from ci_service.services.intel import items as intel
 from ci_service.store.db import connection
 
 pytest_plugins = ["tests.jobs_fixtures"]
@@ -331,7 +333,7 @@ def test_read_marks_are_per_person_and_a_viewer_may_set_theirs(world, make_web):
 
 
 def test_mute_a_page_or_a_kind_for_a_competitor(world, make_web):
-    from ci_service.services import mutes
+    from ci_service.services.alerts import mutes
     from ci_service.store.identity import Workspace
 
     web = world["web"]

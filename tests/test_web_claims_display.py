@@ -184,7 +184,7 @@ def test_solution_matrix_drill_down_shows_the_cell_features(rival):
         ],
     }
     assert web.api.post("/api/solutions", json=body).status_code == 201
-    from ci_service.services.solution_matrix import recompute_solution_cells
+    from ci_service.services.analysis.solution_matrix import recompute_solution_cells
 
     with connection():
         recompute_solution_cells(web.workspace_id, competitor_id=competitor["id"])
@@ -388,7 +388,7 @@ def test_battlecard_with_odd_claim_fields_still_renders(card):
 
 def test_matrix_shows_the_features_the_service_answers(rival, monkeypatch):
     """The page shows the ``features`` of the cell dict the matrix service answers."""
-    from ci_service.services import matrix
+    from ci_service.services.analysis import matrix
 
     plain = matrix.cell_to_dict
 

@@ -9,7 +9,7 @@ import re
 
 import pytest
 
-from ci_service.services import competitors
+from ci_service.services.workspace import competitors
 from ci_service.store.analysis import MatrixCell
 from ci_service.store.db import connection
 from tests.test_web_overview import add_competitor, add_product, seed_competitor, text

@@ -11,7 +11,8 @@ from datetime import UTC, datetime, timedelta
 import lxml.html
 import pytest
 
-from ci_service.services import intel, overview
+from ci_service.services.intel import items as intel
+from ci_service.services.workspace import overview
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import connection, transaction
 from ci_service.store.resources import Offering

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from ci_service.services import mutes
+from ci_service.services.alerts import mutes
 from ci_service.store.db import connection
 from ci_service.store.identity import Workspace
 from tests.resource_helpers import make_competitor

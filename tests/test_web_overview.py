@@ -12,7 +12,8 @@ import time
 
 import pytest
 
-from ci_service.services import intel, intel_graph
+from ci_service.services.intel import graph_links as intel_graph
+from ci_service.services.intel import items as intel
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import connection, transaction
 from ci_service.store.resources import Offering
@@ -213,7 +214,7 @@ def test_add_competitor_form_respects_the_starter_limit(make_web):
 
 
 def test_home_renders_100_competitors_fast(web, capsys):
-    from ci_service.services import competitors as service
+    from ci_service.services.workspace import competitors as service
 
     with connection():
         for n in range(100):

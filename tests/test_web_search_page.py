@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import re
 
-from ci_service.services import intel
-from ci_service.services.search_page import _phrase_pattern, highlight, snippet, synonyms
+from ci_service.services.intel import items as intel
+from ci_service.services.search.page import _phrase_pattern, highlight, snippet, synonyms
 from ci_service.store.db import connection
 
 

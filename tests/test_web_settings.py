@@ -398,7 +398,7 @@ def test_another_workspaces_user_is_the_404_page(web, make_web):
 
 
 def test_user_text_is_escaped(web):
-    from ci_service.services import people
+    from ci_service.services.identity import users as people
     from ci_service.store.db import connection
 
     with connection():

@@ -222,7 +222,7 @@ def test_a_new_link_replaces_the_old_one(web, app):
 def test_expired_and_used_invites_are_not_listed(web):
     from datetime import timedelta
 
-    from ci_service.services import people
+    from ci_service.services.identity import users as people
     from ci_service.store.db import connection
 
     with connection():

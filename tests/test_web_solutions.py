@@ -12,7 +12,7 @@ from __future__ import annotations
 import lxml.html
 import pytest
 
-from ci_service.services import matrix
+from ci_service.services.analysis import matrix
 from ci_service.store.db import connection
 from tests.analysis_support import seed_rival
 from tests.resource_helpers import make_competitor, make_product, make_solution, ok

@@ -11,7 +11,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ci_service.services import events
+from ci_service.services.alerts import events
 from ci_service.store import statements
 from ci_service.store.db import (
     connection,

@@ -5,8 +5,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ci_service.services import events, intel, offerings, people, trees
-from ci_service.services.trees import TreeDocument, TreeSection
+from ci_service.services.alerts import events
+from ci_service.services.identity import users as people
+from ci_service.services.intel import items as intel
+from ci_service.services.intel import trees
+from ci_service.services.intel.trees import TreeDocument, TreeSection
+from ci_service.services.workspace import offerings
 from ci_service.store.db import connection
 from tests.resource_helpers import (
     make_competitor,
@@ -206,7 +210,7 @@ def seed_workspace(api, tag: str, runner=None) -> Seeded:
 
 def _failed_delivery(workspace_id: str, subscription_id: str) -> str:
     """A failed test delivery: the second id of the retry route (issue 29)."""
-    from ci_service.services.delivery import new_message_id
+    from ci_service.services.alerts.delivery import new_message_id
     from ci_service.store.alerts import Delivery
 
     with connection():
@@ -222,7 +226,7 @@ def _failed_delivery(workspace_id: str, subscription_id: str) -> str:
 
 def _connect_a_client(api, name: str) -> str:
     """An OAuth connection of the key's person to a registered MCP client (issue 17)."""
-    from ci_service.services import oauth_clients, oauth_tokens
+    from ci_service.services.identity import oauth_clients, oauth_tokens
     from ci_service.store.identity import User
 
     metadata = {"client_name": name, "redirect_uris": ["http://127.0.0.1/cb"]}

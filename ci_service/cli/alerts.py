@@ -18,7 +18,7 @@ import click
 
 from ci_service.cli.common import emit_json, emit_table, service_errors
 from ci_service.cli.mutes import alerts_mute, alerts_mutes, alerts_unmute
-from ci_service.services.events import EVENT_TYPES
+from ci_service.services.alerts.events import EVENT_TYPES
 from ci_service.store.alerts import CHANNELS, DIGESTS, SCOPES
 from ci_service.store.events import IMPORTANCE
 
@@ -42,8 +42,8 @@ def alerts_list(state, workspace, as_json):
 
     Example: ci-service alerts list --workspace acme --json
     """
-    from ci_service.services import subscriptions as subs
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.alerts import subscriptions as subs
+    from ci_service.services.workspace.workspaces import find_workspace
 
     state.open()
     rows = subs.subscriptions_to_dicts(subs.list_subscriptions(find_workspace(workspace).id))
@@ -95,8 +95,8 @@ def alerts_create(
     Example: ci-service alerts create --workspace acme --name Pricing --channel webhook
     --target https://hooks.acme.example/ci --types competitor.price_changed --min-importance high
     """
-    from ci_service.services import subscriptions as subs
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.alerts import subscriptions as subs
+    from ci_service.services.workspace.workspaces import find_workspace
 
     state.open()
     ws = find_workspace(workspace)
@@ -130,7 +130,7 @@ def alerts_delete(state, subscription_id):
 
     Example: ci-service alerts delete 3f2a...
     """
-    from ci_service.services import subscriptions as subs
+    from ci_service.services.alerts import subscriptions as subs
 
     state.open()
     row = subs.find_subscription(subscription_id)
@@ -147,7 +147,7 @@ def alerts_rotate(state, subscription_id):
 
     Example: ci-service alerts rotate 3f2a...
     """
-    from ci_service.services import subscriptions as subs
+    from ci_service.services.alerts import subscriptions as subs
 
     state.open()
     found = subs.find_subscription(subscription_id)
@@ -166,7 +166,7 @@ def alerts_test(state, subscription_id):
 
     Example: ci-service alerts test 3f2a...
     """
-    from ci_service.services import subscriptions as subs
+    from ci_service.services.alerts import subscriptions as subs
 
     state.open()
     found = subs.find_subscription(subscription_id)
@@ -185,7 +185,7 @@ def alerts_deliveries(state, subscription_id, limit, as_json):
 
     Example: ci-service alerts deliveries 3f2a... --limit 20
     """
-    from ci_service.services import subscriptions as subs
+    from ci_service.services.alerts import subscriptions as subs
 
     state.open()
     found = subs.find_subscription(subscription_id)
@@ -217,8 +217,8 @@ def alerts_retry(state, subscription_id, delivery_id, all_failed, as_json):
 
     Example: ci-service alerts retry 3f2a... 9c1b...   (or: --all-failed)
     """
-    from ci_service.services import delivery_replay as replay
-    from ci_service.services import subscriptions as subs
+    from ci_service.services.alerts import replay
+    from ci_service.services.alerts import subscriptions as subs
 
     if bool(delivery_id) == bool(all_failed):
         raise click.UsageError("give a DELIVERY_ID or --all-failed (not both)")
@@ -248,8 +248,8 @@ def alerts_send_missed(state, subscription_id):
 
     Example: ci-service alerts send-missed 3f2a...
     """
-    from ci_service.services import delivery_replay as replay
-    from ci_service.services import subscriptions as subs
+    from ci_service.services.alerts import replay
+    from ci_service.services.alerts import subscriptions as subs
 
     state.open()
     found = subs.find_subscription(subscription_id)
@@ -270,8 +270,8 @@ def alerts_digest(state, subscription_id, now, as_json):
 
     Example: ci-service alerts digest 3f2a... --now
     """
-    from ci_service.services import delivery_replay as replay
-    from ci_service.services import subscriptions as subs
+    from ci_service.services.alerts import replay
+    from ci_service.services.alerts import subscriptions as subs
 
     state.open()
     found = subs.find_subscription(subscription_id)

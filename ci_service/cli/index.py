@@ -28,9 +28,9 @@ def reindex(state, workspace, force, rebuild_fts, as_json):
 
     Example: CI_SERVICE_EMBEDDINGS=minilm ci-service reindex --workspace acme
     """
-    from ci_service.services import intel_search
-    from ci_service.services.intel import rebuild_intel_fts
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.intel.items import rebuild_intel_fts
+    from ci_service.services.search import intel_search
+    from ci_service.services.workspace.workspaces import find_workspace
     from ci_service.store.db import connection
 
     state.open()
@@ -62,7 +62,7 @@ def optimize_index(state, as_json):
 
     Example: ci-service --database ./ci.db optimize-index
     """
-    from ci_service.services.search_upkeep import optimize_indexes
+    from ci_service.services.search.upkeep import optimize_indexes
     from ci_service.store.db import connection
 
     state.open()

@@ -35,8 +35,8 @@ def jobs_list(state, workspace, status, competitor_id, job_type, limit, as_json)
 
     Example: ci-service jobs list --workspace acme --status running
     """
-    from ci_service.services import jobs as job_service
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.workspace import jobs as job_service
+    from ci_service.services.workspace.workspaces import find_workspace
 
     state.open()
     workspace_id = find_workspace(workspace).id if workspace else None
@@ -63,7 +63,7 @@ def jobs_show(state, job_id, as_json):
     Example: ci-service jobs show 4f9c...
     """
     from ci_service.jobs.watch import describe
-    from ci_service.services import jobs as job_service
+    from ci_service.services.workspace import jobs as job_service
 
     state.open()
     data = job_service.job_to_dict(job_service.get_job(job_id, None))
@@ -102,7 +102,7 @@ def jobs_cancel(state, job_id, as_json):
 
     Example: ci-service jobs cancel 4f9c...
     """
-    from ci_service.services import jobs as job_service
+    from ci_service.services.workspace import jobs as job_service
 
     state.open()
     row = job_service.cancel_job(job_id, None)

@@ -55,8 +55,8 @@ def keys_create(
 
     Example: ci-service keys create --workspace acme --name laptop --role EDITOR
     """
-    from ci_service.services import apikeys
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.identity import api_keys as apikeys
+    from ci_service.services.workspace.workspaces import find_workspace
     from ci_service.store.db import transaction
 
     state.open()
@@ -96,8 +96,8 @@ def keys_create(
 @service_errors
 def keys_list(state, workspace, as_json):
     """List a workspace's API keys (never the keys themselves)."""
-    from ci_service.services import apikeys
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.identity import api_keys as apikeys
+    from ci_service.services.workspace.workspaces import find_workspace
 
     state.open()
     ws = find_workspace(workspace)
@@ -117,7 +117,7 @@ def keys_list(state, workspace, as_json):
 @service_errors
 def keys_revoke(state, key_id, as_json):
     """Revoke an API key by id (it cannot be restored)."""
-    from ci_service.services import apikeys
+    from ci_service.services.identity import api_keys as apikeys
 
     state.open()
     row = apikeys.revoke_key(key_id)

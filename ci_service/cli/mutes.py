@@ -16,7 +16,7 @@ from __future__ import annotations
 import click
 
 from ci_service.cli.common import emit_json, emit_table, service_errors
-from ci_service.services.events import EVENT_TYPES
+from ci_service.services.alerts.events import EVENT_TYPES
 
 
 @click.command("mute")
@@ -34,8 +34,8 @@ def alerts_mute(state, workspace, subscription, competitor, event_type, url, as_
     Example: ci-service alerts mute --workspace acme --competitor 7c1e...
     --url https://globex.example/careers
     """
-    from ci_service.services import mutes
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.alerts import mutes
+    from ci_service.services.workspace.workspaces import find_workspace
 
     state.open()
     ws = find_workspace(workspace)
@@ -62,8 +62,8 @@ def alerts_mutes(state, workspace, as_json):
 
     Example: ci-service alerts mutes --workspace acme --json
     """
-    from ci_service.services import mutes
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.alerts import mutes
+    from ci_service.services.workspace.workspaces import find_workspace
 
     state.open()
     rows = [mutes.mute_to_dict(r) for r in mutes.list_mutes(find_workspace(workspace).id)]
@@ -83,7 +83,7 @@ def alerts_unmute(state, mute_id):
 
     Example: ci-service alerts unmute 9b0d...
     """
-    from ci_service.services import mutes
+    from ci_service.services.alerts import mutes
 
     state.open()
     row = mutes.find_mute(mute_id)

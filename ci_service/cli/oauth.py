@@ -38,8 +38,8 @@ def connections_list(state, workspace, email, as_json):
 
     Example: ci-service oauth connections list --workspace acme --email ana@acme.example
     """
-    from ci_service.services import oauth_tokens
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.identity import oauth_tokens
+    from ci_service.services.workspace.workspaces import find_workspace
 
     state.open()
     if workspace is not None:
@@ -65,7 +65,7 @@ def connections_revoke(state, connection_id, as_json):
 
     Example: ci-service oauth connections revoke 3f2a9c...
     """
-    from ci_service.services import oauth_tokens
+    from ci_service.services.identity import oauth_tokens
 
     state.open()
     grant = oauth_tokens.revoke_connection(connection_id)
@@ -90,7 +90,7 @@ def clients_list(state, as_json):
     A registration nobody connected within oauth_unused_client_hours has expired and is
     not listed; firstConnectedAt is empty for a client never connected.
     """
-    from ci_service.services import oauth_clients
+    from ci_service.services.identity import oauth_clients
     from ci_service.settings import load_settings
 
     state.open()

@@ -37,7 +37,7 @@ def _warm_up_imports() -> None:
     import jsonschema  # noqa: F401
     import numpy  # noqa: F401
 
-    import ci_service.services.delivery  # noqa: F401
+    import ci_service.services.alerts.delivery  # noqa: F401
     import ci_service.web.oauth_server  # noqa: F401  (Authlib, joserfc)
 
 

@@ -33,7 +33,7 @@ def mcp_stdio(state, workspace):
 
     from ci_service.mcp.stdio import local_principal, serve_stdio
     from ci_service.mcp.tools import ToolContext
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.workspace.workspaces import find_workspace
 
     logging.basicConfig(stream=sys.stderr, level=logging.WARNING)  # stdout is the protocol
     state.open()

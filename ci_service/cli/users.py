@@ -46,8 +46,8 @@ def users_create(state, workspace, email, role, password_stdin, no_password):
     Example: echo 's3cret-pass' | ci-service users create --workspace acme
     --email ana@acme.example --role EDITOR --password-stdin
     """
-    from ci_service.services import people
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.identity import users as people
+    from ci_service.services.workspace.workspaces import find_workspace
 
     state.open()
     ws = find_workspace(workspace)
@@ -67,7 +67,7 @@ def users_set_password(state, email, password_stdin):
 
     Example: ci-service users set-password --email ana@acme.example
     """
-    from ci_service.services import people
+    from ci_service.services.identity import users as people
 
     state.open()
     people.set_password(email, _read_password(password_stdin))
@@ -81,8 +81,8 @@ def users_set_password(state, email, password_stdin):
 @service_errors
 def users_list(state, workspace, as_json):
     """List a workspace's people with their role and whether they can sign in."""
-    from ci_service.services import people
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.identity import users as people
+    from ci_service.services.workspace.workspaces import find_workspace
 
     state.open()
     rows = people.list_users(find_workspace(workspace).id)
@@ -116,8 +116,8 @@ def users_invite(state, email, workspace, role, base_url, hours):
     """
     from datetime import timedelta
 
-    from ci_service.services import people
-    from ci_service.services.workspaces import find_workspace
+    from ci_service.services.identity import users as people
+    from ci_service.services.workspace.workspaces import find_workspace
 
     state.open()
     ws = find_workspace(workspace)

@@ -37,7 +37,7 @@ def workspaces_create(state, name, plan, as_json):
 
     Example: ci-service workspaces create acme --plan ENTERPRISE
     """
-    from ci_service.services.workspaces import create_workspace, workspace_to_dict
+    from ci_service.services.workspace.workspaces import create_workspace, workspace_to_dict
 
     state.open()
     workspace = create_workspace(name, plan)
@@ -53,7 +53,7 @@ def workspaces_create(state, name, plan, as_json):
 @click.pass_obj
 def workspaces_list(state, as_json):
     """List workspaces."""
-    from ci_service.services.workspaces import list_workspaces, workspace_to_dict
+    from ci_service.services.workspace.workspaces import list_workspaces, workspace_to_dict
 
     state.open()
     rows = [workspace_to_dict(w) for w in list_workspaces()]

@@ -5,9 +5,9 @@
 # handlers import their implementations lazily, so this costs next to nothing.
 import ci_service.pipeline  # noqa: E402, F401
 
-# The analysis module's steps (build-matrix, build-battlecard) and the generate-battlecard
-# job type, registered the same way (services/analysis_jobs.py).
-import ci_service.services.analysis_jobs  # noqa: E402, F401
+# Change alerts: the deliver-notifications job type (services/alerts/delivery_jobs.py).
+import ci_service.services.alerts.delivery_jobs  # noqa: E402, F401
 
-# Change alerts: the deliver-notifications job type (services/delivery_jobs.py).
-import ci_service.services.delivery_jobs  # noqa: E402, F401
+# The analysis module's steps (build-matrix, build-battlecard) and the generate-battlecard
+# job type, registered the same way (services/battlecards/jobs.py).
+import ci_service.services.battlecards.jobs  # noqa: E402, F401

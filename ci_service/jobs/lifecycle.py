@@ -120,7 +120,7 @@ def _failed(job: Job, error: str, now: datetime) -> None:
 
 def _failed_event(job: Job, error: str) -> None:
     """The ``job.failed`` event, in the transaction that writes the failed status."""
-    from ci_service.services import change_events
+    from ci_service.services.alerts import changes as change_events
 
     change_events.job_failed(job, error)
 

@@ -15,11 +15,11 @@ brings it forward).
   due within a minute gets a ``deliver-notifications`` job queued for the earliest one
   (``run_after``: a retry leaves at its time, not at the next scan) unless one is queued
   for sooner or running: retries, and deliveries whose job was interrupted by a crash
-  (``services/delivery_schedule.py``).
+  (``services/alerts/schedule.py``).
 - Every ``DIGEST_SCAN_MINUTES`` (and at start) the daily and weekly digests of the last
-  complete period are made (``services/delivery_digest.py``).
+  complete period are made (``services/alerts/digest.py``).
 - Every ``UPKEEP_HOURS`` (first ``UPKEEP_DELAY`` after start) the SQLite full-text indexes
-  with more than one segment are merged into one (``services/search_upkeep.py``): the
+  with more than one segment are merged into one (``services/search/upkeep.py``): the
   one task here that works rather than enqueues, so it has a thread of its own and stops
   between merge steps when the scheduler stops.
 
@@ -163,7 +163,7 @@ def scan(now: datetime | None = None) -> list[Job]:
 
 def delivery_scan(now: datetime | None = None) -> list[Job]:
     """Queue the delivery job of every workspace with due deliveries (logged, never raises)."""
-    from ci_service.services.delivery import wake
+    from ci_service.services.alerts.delivery import wake
 
     with connection():
         try:
@@ -175,7 +175,7 @@ def delivery_scan(now: datetime | None = None) -> list[Job]:
 
 def digest_scan(now: datetime | None = None) -> int:
     """Make the due digests; returns how many were made (logged, never raises)."""
-    from ci_service.services.delivery_digest import enqueue_due_digests
+    from ci_service.services.alerts.digest import enqueue_due_digests
 
     with connection():
         try:
@@ -187,7 +187,7 @@ def digest_scan(now: datetime | None = None) -> int:
 
 def search_index_upkeep(stopping=lambda: False) -> dict:
     """Merge the full-text indexes that need it; returns the report (logged, never raises)."""
-    from ci_service.services.search_upkeep import optimize_indexes
+    from ci_service.services.search.upkeep import optimize_indexes
 
     with connection():
         try:

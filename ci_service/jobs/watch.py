@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from ci_service.services.jobs import get_job, job_to_dict
+from ci_service.services.workspace.jobs import get_job, job_to_dict
 from ci_service.store.db import connection
 
 BAR_WIDTH = 30

@@ -4,17 +4,12 @@ the rules (validation, scoping, plan limits) live in the services, as for REST."
 from __future__ import annotations
 
 from ci_service.mcp.tools import InvalidArguments, tool
-from ci_service.services import (
-    battlecards,
-    competitors,
-    events,
-    intel,
-    jobs,
-    matrix,
-    solution_matrix,
-    solutions,
-)
-from ci_service.services.auth import WRITE, Access
+from ci_service.services.alerts import events
+from ci_service.services.analysis import matrix, solution_matrix
+from ci_service.services.battlecards import cards as battlecards
+from ci_service.services.identity.auth import WRITE, Access
+from ci_service.services.intel import items as intel
+from ci_service.services.workspace import competitors, jobs, solutions
 
 PRO_READ = Access(plan="PRO")
 PRO_WRITE = Access(scope="write", min_role="EDITOR", plan="PRO")
@@ -126,7 +121,7 @@ def update_solution(context, args):
     access=PRO_WRITE,
 )
 def generate_solutions(context, args):
-    from ci_service.services.solution_generation import generate_solutions as generate
+    from ci_service.services.workspace.solution_generation import generate_solutions as generate
 
     return generate(context.workspace_id, user_id=context.principal.user_id)
 

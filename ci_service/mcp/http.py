@@ -37,8 +37,8 @@ from flask import Blueprint, Response, current_app, json, request
 from ci_service.errors import Forbidden, InsufficientScope, ServiceError
 from ci_service.mcp import protocol
 from ci_service.mcp.tools import ToolContext, get_tool
-from ci_service.services.auth import Access, Principal
-from ci_service.services.oauth_clients import SCOPES
+from ci_service.services.identity.auth import Access, Principal
+from ci_service.services.identity.oauth_clients import SCOPES
 from ci_service.web.auth import authenticate_request, bearer_token, public
 from ci_service.web.oauth_common import mcp_resource
 from ci_service.web.oauth_routes import resource_metadata_url

@@ -13,7 +13,7 @@ from typing import IO
 
 from ci_service.mcp import protocol
 from ci_service.mcp.tools import ToolContext
-from ci_service.services.auth import Principal, check_access
+from ci_service.services.identity.auth import Principal, check_access
 from ci_service.store.db import connection
 from ci_service.store.identity import SCOPES, Workspace
 

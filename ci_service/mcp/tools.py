@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ci_service.errors import ValidationFailed
-from ci_service.services.auth import READ, Access, Principal, check_access
+from ci_service.services.identity.auth import READ, Access, Principal, check_access
 
 
 class InvalidArguments(ValidationFailed):

@@ -61,7 +61,7 @@ def take(ctx: JobContext, key: str) -> Any:
 
 
 def _competitor(ctx: JobContext) -> Any:
-    from ci_service.services.competitors import get_competitor
+    from ci_service.services.workspace.competitors import get_competitor
 
     return get_competitor(ctx.workspace_id, ctx.competitor_id)
 
@@ -250,7 +250,7 @@ def capabilities_save(ctx: JobContext) -> None:
     from ci_service.errors import NotFound
     from ci_service.pipeline.capabilities import analyze_competitor
     from ci_service.pipeline.products import save_offering_fields, sync_competitor_lists
-    from ci_service.services.offerings import get_offering
+    from ci_service.services.workspace.offerings import get_offering
 
     mapped = take(ctx, "capabilities")
     if mapped is None:

@@ -91,8 +91,8 @@ class Target:
 
 def _record(target: Target, stats: IngestStats, chrome: Any = None, **fields: Any) -> None:
     from ci_service.errors import ValidationFailed
-    from ci_service.services import change_events
-    from ci_service.services.intel import record_evidence
+    from ci_service.services.alerts import changes as change_events
+    from ci_service.services.intel.items import record_evidence
     from ci_service.store.db import transaction
 
     try:
@@ -144,7 +144,7 @@ def record_snapshot(
 
 
 def page_chrome(target: Target, snapshot: SiteSnapshot) -> Callable[[Any], Any] | None:
-    """page -> its :class:`~ci_service.services.change_filter.SiteChrome` (for the
+    """page -> its :class:`~ci_service.services.alerts.change_filter.SiteChrome` (for the
     page-change events of a competitor; None for other owners, which have none).
 
     Repeated lines are those of ``REPEATED_PAGES`` pages of this crawl or of the
@@ -152,8 +152,8 @@ def page_chrome(target: Target, snapshot: SiteSnapshot) -> Callable[[Any], Any] 
     is on no page now, but was on all of them then."""
     if target.kind != "competitor":
         return None
-    from ci_service.services import intel
-    from ci_service.services.change_filter import SiteChrome, repeated_lines
+    from ci_service.services.alerts.change_filter import SiteChrome, repeated_lines
+    from ci_service.services.intel import items as intel
 
     # Only the latest versions' text is read: older ones may be many.
     latest = intel.latest_page_versions(target.workspace_id, target.id)
@@ -219,7 +219,7 @@ def record_document(target: Target, document: Any, stats: IngestStats) -> None:
 
 def tree_documents(snapshot: SiteSnapshot) -> list[Any]:
     """The snapshot as TreeDocuments: pages, then files, then one "News" document."""
-    from ci_service.services.trees import TreeDocument, TreeSection
+    from ci_service.services.intel.trees import TreeDocument, TreeSection
 
     documents = []
     for page in snapshot.pages:
@@ -255,7 +255,7 @@ def tree_documents(snapshot: SiteSnapshot) -> list[Any]:
 def rebuild_tree(target: Target, snapshot: SiteSnapshot) -> Any:
     """Replace the owner's knowledge tree with the snapshot's content."""
     from ci_service.errors import ValidationFailed
-    from ci_service.services.trees import replace_tree
+    from ci_service.services.intel.trees import replace_tree
 
     documents = tree_documents(snapshot)
     while True:
@@ -301,7 +301,8 @@ def link_people(
     the name. A page that failed or was not reached this time removes nobody, nor does
     a person read from JSON-LD or humans.txt (no page to check)."""
     from ci_service.pipeline.people import snapshot_people
-    from ci_service.services import change_events, intel_graph
+    from ci_service.services.alerts import changes as change_events
+    from ci_service.services.intel import graph_links as intel_graph
     from ci_service.store.db import transaction
     from ci_service.store.graph import GraphNode
 
@@ -355,7 +356,8 @@ def _unlink_people(target: Target, evidence: EvidenceMap, candidates: set[str]) 
     """Remove the PERSON nodes of ``candidates`` whose page this crawl fetched and no
     longer names them, each a ``competitor.person_removed`` (see :func:`link_people`)."""
     from ci_service.pipeline.evidence import Cite
-    from ci_service.services import change_events, graph
+    from ci_service.services.alerts import changes as change_events
+    from ci_service.services.graph import nodes as graph
     from ci_service.store.graph import GraphNode
 
     if not candidates:
@@ -392,7 +394,7 @@ def link_graph(
 
     ``evidence`` (the recorded snapshot's :class:`EvidenceMap`; the owner's stored evidence
     when omitted) gives people and events their evidence ids and quotes."""
-    from ci_service.services import intel_graph
+    from ci_service.services.intel import graph_links as intel_graph
     from ci_service.store.db import transaction
 
     owner = intel_graph.Owner(target.kind, target.id)
@@ -427,7 +429,7 @@ def link_news(target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap | No
     when omitted) holds the entry's item, its evidenceIds and the quoted title."""
     from ci_service.pipeline.evidence import Cite
     from ci_service.pipeline.news import news_entries
-    from ci_service.services import intel_graph
+    from ci_service.services.intel import graph_links as intel_graph
     from ci_service.store.db import transaction
 
     owner = intel_graph.Owner(target.kind, target.id)

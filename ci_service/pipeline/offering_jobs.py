@@ -121,7 +121,7 @@ def discard_upload(payload: dict) -> None:
 
 def _offering(ctx: JobContext, offering_id: str) -> Any:
     from ci_service.errors import NotFound
-    from ci_service.services.offerings import get_offering
+    from ci_service.services.workspace.offerings import get_offering
 
     try:
         return get_offering(ctx.workspace_id, offering_id)
@@ -299,7 +299,7 @@ def enrich_offering(workspace_id: str, offering: Any) -> dict[str, Any]:
 
 def rebuild_offering_tree(workspace_id: str, offering: Any) -> Any:
     """The offering's tree from its own evidence, one tree document per source document."""
-    from ci_service.services.trees import TreeDocument, TreeSection, replace_tree
+    from ci_service.services.intel.trees import TreeDocument, TreeSection, replace_tree
     from ci_service.store.intel import IntelItem
 
     items = (

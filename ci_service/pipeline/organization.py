@@ -28,7 +28,7 @@ NEWS_CRAWL_PAGES = 10
 def _organization(ctx: JobContext) -> Any | None:
     """The organization to refresh, or None (the step then has nothing to do: the daily
     news job runs for every organization, also those without a website)."""
-    from ci_service.services.organizations import find_organization
+    from ci_service.services.workspace.organizations import find_organization
 
     org = find_organization(ctx.workspace_id)
     if org is None:
@@ -52,7 +52,7 @@ def refresh_profile(ctx: JobContext) -> None:
     from ci_service.pipeline.ingest import ingest_snapshot
     from ci_service.pipeline.profile import extract_profile
     from ci_service.pipeline.site import read_site
-    from ci_service.services.organizations import update_organization
+    from ci_service.services.workspace.organizations import update_organization
 
     org = _organization(ctx)
     if org is None:
@@ -74,7 +74,7 @@ def refresh_news(ctx: JobContext) -> None:
     from ci_service.pipeline.ingest import IngestStats, link_news, record_news
     from ci_service.pipeline.profile import news_feed
     from ci_service.pipeline.site import read_site
-    from ci_service.services.organizations import update_organization
+    from ci_service.services.workspace.organizations import update_organization
 
     org = _organization(ctx)
     if org is None:

@@ -155,9 +155,9 @@ def save_pricing(
 ) -> dict[str, int]:
     """Store ``plans`` (``pricing.PlanDraft``) on the competitor's offerings and record the
     price changes since the last collection; returns counts."""
-    from ci_service.services import change_events
-    from ci_service.services.competitors import get_competitor
-    from ci_service.services.offerings import create_offering
+    from ci_service.services.alerts import changes as change_events
+    from ci_service.services.workspace.competitors import get_competitor
+    from ci_service.services.workspace.offerings import create_offering
     from ci_service.store.db import transaction
     from ci_service.store.resources import Offering
     from ci_service.timeutil import iso, utcnow

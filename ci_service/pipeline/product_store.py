@@ -81,9 +81,9 @@ def save_offering_fields(workspace_id: str, offering: Any, data: dict[str, Any])
     valueProps, features, categories, capabilities) in one transaction, keeping the graph
     in step. ``services.offerings.update_offering`` takes only the offering view's fields
     for competitor offerings, so the same schema and apply step are used here."""
-    from ci_service.services import graph_sync
-    from ci_service.services import offerings as service
-    from ci_service.services.fields import load
+    from ci_service.services.common.fields import load
+    from ci_service.services.graph import sync as graph_sync
+    from ci_service.services.workspace import offerings as service
     from ci_service.store.db import transaction
     from ci_service.timeutil import utcnow
 
@@ -118,8 +118,8 @@ def save_products(
     With ``evidence``, features keep the evidence their cite resolves to (others are
     dropped) and a product with no resolving cite and no cited feature is skipped."""
     from ci_service.pipeline.capabilities import align, own_capability_ids
-    from ci_service.services import change_events
-    from ci_service.services.offerings import create_offering
+    from ci_service.services.alerts import changes as change_events
+    from ci_service.services.workspace.offerings import create_offering
     from ci_service.store.db import transaction
     from ci_service.store.resources import Offering
 
@@ -205,8 +205,9 @@ def retire_missing(
     each a ``competitor.product_removed`` event (the rule is in the module docstring);
     returns the retired rows."""
     from ci_service.pipeline.evidence import Cite, sentences
-    from ci_service.services import change_events, intel
-    from ci_service.services.competitors import get_competitor
+    from ci_service.services.alerts import changes as change_events
+    from ci_service.services.intel import items as intel
+    from ci_service.services.workspace.competitors import get_competitor
     from ci_service.store.db import transaction
     from ci_service.store.resources import Offering
 
@@ -267,7 +268,7 @@ def sync_competitor_lists(workspace_id: str, competitor_id: str) -> None:
     """The competitor's ``products`` mirror its active offerings (a retired one is no
     longer among them); its ``categories`` gain theirs (categories set by hand are kept).
     Nothing changes while it has no offerings."""
-    from ci_service.services.competitors import get_competitor, update_competitor
+    from ci_service.services.workspace.competitors import get_competitor, update_competitor
 
     every = competitor_offerings(workspace_id, competitor_id)
     if not every:

@@ -461,7 +461,7 @@ def extract_profile(
 
 def save_competitor_profile(workspace_id: str, competitor_id: str, profile: dict) -> Any:
     """Merge ``profile`` into the competitor's companyProfile through the resource service."""
-    from ci_service.services.competitors import update_competitor
+    from ci_service.services.workspace.competitors import update_competitor
 
     if not profile:
         return None

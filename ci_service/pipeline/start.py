@@ -13,7 +13,7 @@ from marshmallow.validate import Length
 from ci_service.errors import NotFound, PayloadTooLarge, UnsupportedMediaType
 from ci_service.jobs.queue import enqueue
 from ci_service.pipeline.handlers import DOCUMENT, ENRICH, REANALYZE
-from ci_service.services.fields import ITEM_ID, InputSchema, Url, fail, load, unique
+from ci_service.services.common.fields import ITEM_ID, InputSchema, Url, fail, load, unique
 from ci_service.store.jobs import Job
 
 MAX_ENRICH = 100
@@ -37,7 +37,7 @@ class EnrichSchema(InputSchema):
 
 def start_discover(workspace_id: str, data: dict[str, Any]) -> Job:
     """A discover-products job crawling ``websiteUrl`` for the competitor's offerings."""
-    from ci_service.services.competitors import get_competitor
+    from ci_service.services.workspace.competitors import get_competitor
 
     values = load(DiscoverSchema, data)
     competitor = get_competitor(workspace_id, values["competitorId"])
@@ -51,7 +51,7 @@ def start_discover(workspace_id: str, data: dict[str, Any]) -> Job:
 
 
 def _offering(workspace_id: str, offering_id: str) -> Any:
-    from ci_service.services.offerings import get_offering
+    from ci_service.services.workspace.offerings import get_offering
 
     return get_offering(workspace_id, offering_id)
 
@@ -116,7 +116,7 @@ def start_document_analysis(
 
 
 def _organization(workspace_id: str) -> Any:
-    from ci_service.services.organizations import find_organization
+    from ci_service.services.workspace.organizations import find_organization
 
     org = find_organization(workspace_id)
     if org is None:

@@ -45,7 +45,7 @@ class MatrixCell(BaseModel):
     summary = JSONField(default=list)
     capability_status = CharField(max_length=20, default="UNKNOWN")
     evidence_ids = JSONField(default=list)
-    # {matched, theirsOnly, oursOnly, soon}: see services/matrix_features.py (0020).
+    # {matched, theirsOnly, oursOnly, soon}: see services/analysis/matrix_features.py (0020).
     features = JSONField(null=True)
     updated_at = UTCDateTimeField(default=utcnow)
 
@@ -83,7 +83,7 @@ class Battlecard(BaseModel):
     status = CharField(max_length=20, default="GENERATING")
     content = JSONField(default=dict)
     evidence_ids = JSONField(default=list)
-    # Hand edits, re-applied on every regeneration (services/battlecard_edits.py).
+    # Hand edits, re-applied on every regeneration (services/battlecards/edits.py).
     edits = JSONField(default=list)
     search_text = TextField(default="")  # what /api/search matches (see search_doc)
     error = TextField(null=True)
@@ -217,5 +217,5 @@ def rebuild_search_index() -> None:
             database.execute_sql(f"DELETE FROM {kind}_fts")
     _fill_search_doc(database)
     # search_doc writes do not bump data versions (store/data_version.py); /api/search
-    # keeps windows of it per version (services/search_window.py), so say it changed.
+    # keeps windows of it per version (services/search/window.py), so say it changed.
     database.execute_sql("UPDATE workspace SET data_version = data_version + 1")

@@ -52,7 +52,8 @@ class Deal(BaseModel):
     deal_size = CharField(max_length=200, null=True)
     arguments = JSONField(default=list)
     # Beyond the contract (issue 28): every competitor in the deal, the LOST one first;
-    # for a WON deal, whom we beat (services/deals.py keeps it in step, deal_stats uses it).
+    # for a WON deal, whom we beat (services/workspace/deals.py keeps it in step, deal_stats
+    # uses it).
     competitor_ids = JSONField(default=list)
     created_by_user_id = CharField(max_length=64, null=True)
     created_at = UTCDateTimeField(default=utcnow, index=True)

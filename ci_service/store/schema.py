@@ -98,7 +98,7 @@ def add_scale_out_columns(db):
     # A claimed job's lease: renewed by its worker, taken over by any process once past.
     add_column_if_missing(db, "job", "lease_expires_at", UTCDateTimeField(null=True))
     # Commit-ordered stamp of each stored vector: other processes' in-memory indexes read
-    # the vectors stamped after the last one they hold (services/intel_index.py).
+    # the vectors stamped after the last one they hold (services/intel/index.py).
     add_column_if_missing(db, "intel_embedding", "stamp", IntegerField(default=0))
     db.execute_sql(
         "CREATE INDEX IF NOT EXISTS intel_embedding_workspace_stamp "
@@ -207,7 +207,7 @@ def add_matrix_cell_features(db):
 def add_deal_competitors(db):
     # Issue 28: every competitor in a deal (beyond the contract: a WON deal can name whom we
     # beat). One ALTER with a literal default (see add_column_if_missing), then a LOST
-    # deal's competitor becomes its list's first entry, as services/deals.py writes it.
+    # deal's competitor becomes its list's first entry, as services/workspace/deals.py writes it.
     from ci_service.store.db import is_postgres
 
     add_column_if_missing(db, "deal", "competitor_ids", JSONField(default="[]"))

@@ -299,7 +299,7 @@ class _Secrets:
 
     def _keys(self):
         if self._pair is None:
-            from ci_service.services import secrets_box
+            from ci_service.store import secrets_box
 
             try:
                 old = secrets_box.fernet_for(self.source_url, create=False)
@@ -324,7 +324,7 @@ class _Secrets:
         try:
             plain = old.decrypt(token.encode("ascii"))
         except (InvalidToken, ValueError):
-            from ci_service.services import secrets_box
+            from ci_service.store import secrets_box
 
             raise TransferError(
                 "a stored secret of the source does not decrypt with the key at "
@@ -408,7 +408,7 @@ def copy_database(source_url: str, dest_url: str) -> dict:
     """Copy every row of ``source_url`` into the empty database ``dest_url`` (see the
     module docstring). Returns ``{"from", "to", "tables": [{"table", "rows"}], "rows",
     "secretsReencrypted", "secretKey", "seconds"}``; raises ``TransferError``."""
-    from ci_service.services import secrets_box
+    from ci_service.store import secrets_box
 
     started = time.monotonic()
     errors = _driver_errors()

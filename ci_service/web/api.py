@@ -11,7 +11,7 @@ from flask_smorest import Blueprint as SmorestBlueprint
 from webargs.flaskparser import FlaskParser
 
 from ci_service.errors import ValidationFailed
-from ci_service.services.fields import schema_instance
+from ci_service.services.common.fields import schema_instance
 
 
 def flatten_messages(messages: Any) -> dict[str, list[str]]:
@@ -62,7 +62,7 @@ class Blueprint(SmorestBlueprint):
 
     def arguments(self, schema, *args, **kwargs):
         """flask-smorest's ``arguments``, given a shared instance of a schema class:
-        webargs would make a new one on every request (services/fields.py says why not)."""
+        webargs would make a new one on every request (services/common/fields.py says why not)."""
         if isinstance(schema, type):
             schema = schema_instance(schema)
         return super().arguments(schema, *args, **kwargs)

@@ -9,8 +9,8 @@ from pathlib import Path
 from flask import Flask, g, send_from_directory
 
 from ci_service import __version__
-from ci_service.services import search_window
-from ci_service.services.usage import make_tracker
+from ci_service.services.identity.usage import make_tracker
+from ci_service.services.search import window as search_window
 from ci_service.settings import Settings, load_settings
 from ci_service.store.db import (
     close_database,

@@ -11,8 +11,8 @@ from __future__ import annotations
 from flask import Flask, current_app, g, request
 
 from ci_service.errors import PayloadTooLarge, RateLimited, ServiceError, UnsupportedMediaType
-from ci_service.services.auth import Access, authenticate, check_access, check_ip
-from ci_service.services.oauth_tokens import authenticate_bearer
+from ci_service.services.identity.auth import Access, authenticate, check_access, check_ip
+from ci_service.services.identity.oauth_tokens import authenticate_bearer
 
 PUBLIC = object()  # marker: no key needed
 PROTECTED_PREFIXES = ("/api/",)

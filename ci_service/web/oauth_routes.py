@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from flask import Blueprint, Flask, Response, current_app, request
 
-from ci_service.services import oauth_clients
+from ci_service.services.identity import oauth_clients
 from ci_service.store.db import transaction
 from ci_service.web.oauth_common import CLIENT_AUTH_METHODS, issuer, mcp_resource, safe_text
 

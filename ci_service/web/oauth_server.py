@@ -3,8 +3,8 @@
 Authlib runs the protocol: the authorization code grant with PKCE (S256 only, required of
 every client), the refresh token grant (rotating), dynamic client registration (RFC 7591),
 revocation (RFC 7009) and the ``iss`` authorization response parameter (RFC 9207). The
-classes here only adapt it to our rows and rules (services/oauth_clients.py,
-services/oauth_tokens.py) and add the resource indicator check (RFC 8707): a code or token
+classes here only adapt it to our rows and rules (services/identity/oauth_clients.py,
+services/identity/oauth_tokens.py) and add the resource indicator check (RFC 8707): a code or token
 is only ever minted for this server's ``/mcp``.
 
 This module is imported on the first request that needs the server (web/oauth_routes.py
@@ -37,7 +37,7 @@ from flask import current_app
 from flask import request as flask_request  # Authlib's methods take a `request` of theirs
 
 from ci_service.errors import RateLimited
-from ci_service.services import oauth_clients, oauth_tokens
+from ci_service.services.identity import oauth_clients, oauth_tokens
 from ci_service.store.oauth import OAuthClient, OAuthCode, OAuthGrant, OAuthToken
 from ci_service.web.oauth_common import CLIENT_AUTH_METHODS, issuer, safe_text
 

@@ -19,7 +19,7 @@ Only routes in ``CACHED_ENDPOINTS`` are cached: JSON list and detail reads whose
 a function of the workspace's data and the query. Not cached: /api/api-keys (shows
 ``lastUsedAt``, written behind per request), /api/jobs (``startedAt`` is stamped by claims,
 which do not bump the version), battlecard exports, and /api/search (queries rarely repeat;
-it keeps exact windows of the texts it searches instead: services/search_window.py).
+it keeps exact windows of the texts it searches instead: services/search/window.py).
 """
 
 from __future__ import annotations
@@ -120,7 +120,7 @@ def lookup():
         return None
     if request.endpoint not in CACHED_ENDPOINTS:
         return None
-    # Read with the key in the same statement (services/auth.py), else now.
+    # Read with the key in the same statement (services/identity/auth.py), else now.
     version = getattr(principal, "data_version", None)
     if version is None:
         version = read_version(principal.workspace_id)

@@ -152,7 +152,8 @@ def seeded(live):
 def _page_change(live, competitor_id: str, tag: str) -> str:
     """A page change of the competitor (two versions of its pricing page and the event),
     written into the live database as the collect would: /changes/<id> shows its diff."""
-    from ci_service.services import events, intel
+    from ci_service.services.alerts import events
+    from ci_service.services.intel import items as intel
     from ci_service.store.db import close_database, connection, open_database, transaction
 
     # Asked before the transaction opens: a write transaction held here would make the

@@ -14,7 +14,8 @@ import secrets
 import pytest
 from playwright.sync_api import expect
 
-from ci_service.services import events, intel
+from ci_service.services.alerts import events
+from ci_service.services.intel import items as intel
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import close_database, connection, open_database, transaction
 from ci_service.store.identity import Workspace

@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import expect
 
-from ci_service.services import intel, offerings
+from ci_service.services.intel import items as intel
+from ci_service.services.workspace import offerings
 from ci_service.store.analysis import Battlecard, MatrixCell
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import close_database, connection, open_database, transaction

@@ -16,7 +16,7 @@ import re
 import pytest
 from playwright.sync_api import expect
 
-from ci_service.services import offerings
+from ci_service.services.workspace import offerings
 from ci_service.store.analysis import MatrixCell
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import close_database, connection, open_database, transaction

@@ -24,11 +24,12 @@ from typing import Any
 from flask import current_app, redirect, request, url_for
 
 from ci_service.errors import Conflict, Forbidden, ValidationFailed
-from ci_service.services import competitors, mutes, people
-from ci_service.services import delivery_replay as replay
-from ci_service.services import subscriptions as subs
-from ci_service.services.auth import READ, WRITE
-from ci_service.services.events import EVENT_TYPES
+from ci_service.services.alerts import mutes, replay
+from ci_service.services.alerts import subscriptions as subs
+from ci_service.services.alerts.events import EVENT_TYPES
+from ci_service.services.identity import users as people
+from ci_service.services.identity.auth import READ, WRITE
+from ci_service.services.workspace import competitors
 from ci_service.store.alerts import CHANNELS, DIGESTS
 from ci_service.store.events import IMPORTANCE
 from ci_service.web.pages import bp

@@ -11,8 +11,8 @@ from typing import Any
 from flask import redirect, request, url_for
 
 from ci_service.errors import Forbidden, ValidationFailed
-from ci_service.services import mutes
-from ci_service.services.auth import WRITE
+from ci_service.services.alerts import mutes
+from ci_service.services.identity.auth import WRITE
 from ci_service.web.pages import bp
 from ci_service.web.pages.alerts import _alerts_page
 from ci_service.web.pages.context import page, principal

@@ -5,7 +5,7 @@ from __future__ import annotations
 from flask import g, make_response, redirect, request, url_for
 
 from ci_service.errors import NotFound, RateLimited, Unauthorized, ValidationFailed
-from ci_service.services import people
+from ci_service.services.identity import users as people
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import (
     clear_session_cookie,

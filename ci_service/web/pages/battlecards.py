@@ -18,9 +18,11 @@ from typing import Any
 from flask import Response, redirect, request, url_for
 
 from ci_service.errors import ValidationFailed
-from ci_service.services import battlecard_edits, battlecard_export, battlecards
-from ci_service.services.auth import WRITE
-from ci_service.services.battlecard_export import short_url
+from ci_service.services.battlecards import cards as battlecards
+from ci_service.services.battlecards import edits as battlecard_edits
+from ci_service.services.battlecards import export as battlecard_export
+from ci_service.services.battlecards.export import short_url
+from ci_service.services.identity.auth import WRITE
 from ci_service.store.db import transaction
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import can, page, principal, render

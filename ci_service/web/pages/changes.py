@@ -23,17 +23,12 @@ from urllib.parse import urlencode
 from flask import redirect, request, url_for
 
 from ci_service.errors import NotFound, ValidationFailed
-from ci_service.services import (
-    change_diff,
-    competitors,
-    event_reads,
-    events,
-    intel,
-    mutes,
-    overview,
-)
-from ci_service.services.auth import READ, WRITE
-from ci_service.services.battlecard_export import http_url, short_url
+from ci_service.services.alerts import change_diff, events, mutes
+from ci_service.services.alerts import reads as event_reads
+from ci_service.services.battlecards.export import http_url, short_url
+from ci_service.services.identity.auth import READ, WRITE
+from ci_service.services.intel import items as intel
+from ci_service.services.workspace import competitors, overview
 from ci_service.store.events import IMPORTANCE
 from ci_service.timeutil import iso, stored_text, utcnow
 from ci_service.web.pages import bp

@@ -14,8 +14,8 @@ from typing import Any
 from flask import current_app, redirect, request, url_for
 
 from ci_service.errors import UpgradeRequired, ValidationFailed
-from ci_service.services import competitors, overview, products
-from ci_service.services.auth import WRITE
+from ci_service.services.identity.auth import WRITE
+from ci_service.services.workspace import competitors, overview, products
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render
 from ci_service.web.pages.home import render_home

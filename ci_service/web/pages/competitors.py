@@ -7,8 +7,9 @@ from flask import current_app, redirect, request, url_for
 
 from ci_service.errors import NotFound, UpgradeRequired, ValidationFailed
 from ci_service.pipeline.pricing_money import format_money
-from ci_service.services import battlecards, jobs, overview
-from ci_service.services.auth import WRITE
+from ci_service.services.battlecards import cards as battlecards
+from ci_service.services.identity.auth import WRITE
+from ci_service.services.workspace import jobs, overview
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render
 from ci_service.web.pages.home import render_home

@@ -35,8 +35,8 @@ from flask import (
 )
 
 from ci_service.errors import ServiceError, UpgradeRequired, ValidationFailed
-from ci_service.services import people
-from ci_service.services.auth import READ, Access, check_access
+from ci_service.services.identity import users as people
+from ci_service.services.identity.auth import READ, Access, check_access
 
 SESSION_COOKIE = "ci_session"
 PRE_CSRF_COOKIE = "ci_csrf"
@@ -139,7 +139,7 @@ def can(access: Access) -> bool:
 
 def safe_url(url: Any) -> str:
     """``url`` when it is an absolute http(s) address, else "#"."""
-    from ci_service.services.battlecard_export import http_url
+    from ci_service.services.battlecards.export import http_url
 
     return http_url(url) or "#"
 
@@ -246,7 +246,7 @@ def workspace_name() -> str:
 def unread_changes() -> int:
     """The signed-in person's unread events, for the header's Changes link: one COUNT,
     capped (``event_reads.UNREAD_COUNT_CAP``), once per request."""
-    from ci_service.services import event_reads
+    from ci_service.services.alerts import reads as event_reads
 
     who = g.get("principal")
     if who is None:
@@ -257,7 +257,7 @@ def unread_changes() -> int:
 
 
 def template_globals() -> dict[str, Any]:
-    from ci_service.services.battlecard_facts import price_terms
+    from ci_service.services.battlecards.facts import price_terms
 
     return {
         "price_terms": price_terms,

@@ -19,8 +19,8 @@ from typing import Any
 from flask import redirect, request, url_for
 
 from ci_service.errors import ValidationFailed
-from ci_service.services import competitors, deal_stats, deals
-from ci_service.services.auth import READ, WRITE
+from ci_service.services.identity.auth import READ, WRITE
+from ci_service.services.workspace import competitors, deal_stats, deals
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render
 

@@ -23,9 +23,9 @@ from typing import Any
 from flask import current_app, jsonify, request
 from werkzeug.exceptions import HTTPException
 
-from ci_service.services import graph
-from ci_service.services.auth import READ
-from ci_service.services.graph_layout import layout, node_index
+from ci_service.services.graph import nodes as graph
+from ci_service.services.graph.layout import layout, node_index
+from ci_service.services.identity.auth import READ
 from ci_service.store.resources import Offering
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render

@@ -11,8 +11,8 @@ from typing import Any
 
 from flask import request
 
-from ci_service.services import onboarding, overview, products
-from ci_service.services.auth import WRITE
+from ci_service.services.identity.auth import WRITE
+from ci_service.services.workspace import onboarding, overview, products
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from ci_service.services import intel, overview
+from ci_service.services.intel import items as intel
+from ci_service.services.workspace import overview
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 from flask import jsonify, redirect, request, url_for
 
 from ci_service.errors import ValidationFailed
-from ci_service.services import jobs, overview
-from ci_service.services.auth import WRITE
+from ci_service.services.identity.auth import WRITE
+from ci_service.services.workspace import jobs, overview
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render
 

@@ -27,8 +27,10 @@ from typing import Any
 
 from flask import request, url_for
 
-from ci_service.services import competitors, intel, matrix, products, solution_matrix, solutions
-from ci_service.services.battlecard_export import http_url, short_url
+from ci_service.services.analysis import matrix, solution_matrix
+from ci_service.services.battlecards.export import http_url, short_url
+from ci_service.services.intel import items as intel
+from ci_service.services.workspace import competitors, products, solutions
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render, view_endpoints
 from ci_service.web.routes.analysis_common import split_ids

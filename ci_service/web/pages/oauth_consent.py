@@ -28,7 +28,8 @@ from urllib.parse import urlsplit
 from flask import current_app, g, redirect, request, url_for
 
 from ci_service.errors import ServiceError
-from ci_service.services import oauth_clients, oauth_tokens, people
+from ci_service.services.identity import oauth_clients, oauth_tokens
+from ci_service.services.identity import users as people
 from ci_service.web.oauth_common import mcp_resource, safe_text
 from ci_service.web.oauth_routes import bad_parameter, server
 from ci_service.web.pages import bp

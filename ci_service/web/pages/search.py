@@ -1,6 +1,6 @@
 """Search: the header box's results, grouped by kind and ranked for reading.
 
-The ranking, grouping and highlighting are services/search_page.py (page only: REST
+The ranking, grouping and highlighting are services/search/page.py (page only: REST
 ``GET /api/search`` keeps the contract's substring rule). An empty query shows the form;
 a 1-character query shows the same message the API gives, on this page (status 400 as
 the API answers, but the search page, not an error page).
@@ -11,7 +11,7 @@ from __future__ import annotations
 from flask import request
 
 from ci_service.errors import ValidationFailed
-from ci_service.services import search_page
+from ci_service.services.search import page as search_page
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render
 

@@ -13,8 +13,8 @@ from typing import Any
 from flask import redirect, request, url_for
 
 from ci_service.errors import ValidationFailed
-from ci_service.services import organizations, products
-from ci_service.services.auth import WRITE
+from ci_service.services.identity.auth import WRITE
+from ci_service.services.workspace import organizations, products
 from ci_service.web.pages import bp
 from ci_service.web.pages import settings_forms as forms
 from ci_service.web.pages.context import page, principal

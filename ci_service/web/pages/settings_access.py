@@ -13,8 +13,10 @@ from typing import Any
 from flask import current_app, redirect, request, url_for
 
 from ci_service.errors import Forbidden, ValidationFailed
-from ci_service.services import apikeys, people, settings_team
-from ci_service.services.auth import WRITE, Access
+from ci_service.services.identity import api_keys as apikeys
+from ci_service.services.identity import team as settings_team
+from ci_service.services.identity import users as people
+from ci_service.services.identity.auth import WRITE, Access
 from ci_service.store.identity import SCOPES, User
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import can, page, principal

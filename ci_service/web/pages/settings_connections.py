@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from flask import redirect, request, url_for
 
-from ci_service.services import oauth_tokens
-from ci_service.services.auth import role_at_least
+from ci_service.services.identity import oauth_tokens
+from ci_service.services.identity.auth import role_at_least
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal
 from ci_service.web.pages.settings_access import render

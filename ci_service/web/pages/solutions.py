@@ -23,7 +23,7 @@ from typing import Any
 from flask import redirect, request, url_for
 
 from ci_service.errors import ValidationFailed
-from ci_service.services import solution_generation, solutions
+from ci_service.services.workspace import solution_generation, solutions
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import page, principal, render
 from ci_service.web.routes.solutions import PRO_READ, PRO_WRITE

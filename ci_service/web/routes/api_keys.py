@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from ci_service.services import apikeys
-from ci_service.services.auth import ENTERPRISE_KEYS_MESSAGE, Access
+from ci_service.services.identity import api_keys as apikeys
+from ci_service.services.identity.auth import ENTERPRISE_KEYS_MESSAGE, Access
 from ci_service.store.identity import SCOPES, User
 from ci_service.web.api import Blueprint, Schema, SuccessSchema
 from ci_service.web.auth import principal, requires

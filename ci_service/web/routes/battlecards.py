@@ -6,8 +6,10 @@ from __future__ import annotations
 import marshmallow as ma
 from flask import Response
 
-from ci_service.services import battlecard_edits, battlecard_export, battlecards
-from ci_service.services.auth import READ, WRITE
+from ci_service.services.battlecards import cards as battlecards
+from ci_service.services.battlecards import edits as battlecard_edits
+from ci_service.services.battlecards import export as battlecard_export
+from ci_service.services.identity.auth import READ, WRITE
 from ci_service.store.analysis import BATTLECARD_MODES
 from ci_service.web.api import Blueprint, Schema
 from ci_service.web.auth import principal, requires

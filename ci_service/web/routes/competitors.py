@@ -5,9 +5,9 @@ from __future__ import annotations
 import marshmallow as ma
 from flask import current_app
 
-from ci_service.services import competitors, jobs
-from ci_service.services.auth import READ, WRITE
-from ci_service.services.fields import SHORT, PageSchema
+from ci_service.services.common.fields import SHORT, PageSchema
+from ci_service.services.identity.auth import READ, WRITE
+from ci_service.services.workspace import competitors, jobs
 from ci_service.web.api import Blueprint, SuccessSchema
 from ci_service.web.auth import principal, requires
 from ci_service.web.routes.jobs import JobSchema

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from ci_service.services import deals
-from ci_service.services.auth import READ, WRITE
-from ci_service.services.fields import PageSchema
+from ci_service.services.common.fields import PageSchema
+from ci_service.services.identity.auth import READ, WRITE
+from ci_service.services.workspace import deals
 from ci_service.web.api import Blueprint, SuccessSchema
 from ci_service.web.auth import principal, requires
 from ci_service.web.routes.resource_common import Strings, page_args

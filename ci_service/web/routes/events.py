@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from ci_service.services import events
-from ci_service.services.auth import READ
+from ci_service.services.alerts import events
+from ci_service.services.identity.auth import READ
 from ci_service.store.events import IMPORTANCE
 from ci_service.web.api import Blueprint, Schema
 from ci_service.web.auth import principal, requires

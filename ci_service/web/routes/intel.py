@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from ci_service.services import intel
-from ci_service.services.auth import READ, WRITE
-from ci_service.services.fields import SHORT, Enum, PageSchema
+from ci_service.services.common.fields import SHORT, Enum, PageSchema
+from ci_service.services.identity.auth import READ, WRITE
+from ci_service.services.intel import items as intel
 from ci_service.store.intel import INTEL_TYPES, PAGE_KINDS, SCOPES, SOURCE_TYPES
 from ci_service.web.api import Blueprint, SuccessSchema
 from ci_service.web.auth import principal, requires

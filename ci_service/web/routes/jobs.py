@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from ci_service.services import jobs
-from ci_service.services.auth import READ, WRITE
+from ci_service.services.identity.auth import READ, WRITE
+from ci_service.services.workspace import jobs
 from ci_service.store.jobs import JOB_STATUSES, STEP_STATUSES
 from ci_service.web.api import Blueprint, Schema
 from ci_service.web.auth import principal, requires

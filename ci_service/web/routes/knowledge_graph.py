@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from ci_service.services import graph
-from ci_service.services.auth import READ
-from ci_service.services.fields import CitationSchema
+from ci_service.services.common.fields import CitationSchema
+from ci_service.services.graph import nodes as graph
+from ci_service.services.identity.auth import READ
 from ci_service.web.api import Blueprint
 from ci_service.web.auth import principal, requires
 

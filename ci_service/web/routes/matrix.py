@@ -4,11 +4,8 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from ci_service.services import (
-    matrix,
-    solution_matrix,
-)
-from ci_service.services.auth import Access
+from ci_service.services.analysis import matrix, solution_matrix
+from ci_service.services.identity.auth import Access
 from ci_service.web.api import Blueprint, Schema
 from ci_service.web.auth import principal, requires
 from ci_service.web.routes.analysis_common import Flag, IdList, MatchedSchema, split_ids

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from ci_service.services import mutes
-from ci_service.services.auth import READ, WRITE
-from ci_service.services.events import EVENT_TYPES
+from ci_service.services.alerts import mutes
+from ci_service.services.alerts.events import EVENT_TYPES
+from ci_service.services.identity.auth import READ, WRITE
 from ci_service.web.api import Blueprint, Schema, SuccessSchema
 from ci_service.web.auth import principal, requires
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import marshmallow as ma
 from flask import current_app
 
-from ci_service.services import oauth_tokens
-from ci_service.services.auth import Access, role_at_least
+from ci_service.services.identity import oauth_tokens
+from ci_service.services.identity.auth import Access, role_at_least
 from ci_service.web.api import Blueprint, SuccessSchema
 from ci_service.web.auth import principal, requires
 

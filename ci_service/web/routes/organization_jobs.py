@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from ci_service.pipeline import start
-from ci_service.services.auth import WRITE
+from ci_service.services.identity.auth import WRITE
 from ci_service.web.api import Blueprint
 from ci_service.web.auth import principal, requires
 from ci_service.web.routes.offering_jobs import JobIdSchema

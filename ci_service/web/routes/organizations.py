@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import marshmallow as ma
 
-from ci_service.services import organizations
-from ci_service.services.auth import READ, WRITE
+from ci_service.services.identity.auth import READ, WRITE
+from ci_service.services.workspace import organizations
 from ci_service.web.api import Blueprint
 from ci_service.web.auth import principal, requires
 from ci_service.web.routes.resource_common import LinkOutSchema, ProfileOutSchema, Strings

@@ -14,10 +14,10 @@ from __future__ import annotations
 import marshmallow as ma
 from flask import current_app
 
-from ci_service.services import delivery_replay as replay
-from ci_service.services import subscriptions as subs
-from ci_service.services.auth import READ, WRITE
-from ci_service.services.events import EVENT_TYPES
+from ci_service.services.alerts import replay
+from ci_service.services.alerts import subscriptions as subs
+from ci_service.services.alerts.events import EVENT_TYPES
+from ci_service.services.identity.auth import READ, WRITE
 from ci_service.store.alerts import (
     CHANNELS,
     DELIVERY_KINDS,

@@ -10,8 +10,9 @@ from __future__ import annotations
 import marshmallow as ma
 
 from ci_service.errors import NotFound
-from ci_service.services import offerings, organizations, trees
-from ci_service.services.auth import READ, WRITE
+from ci_service.services.identity.auth import READ, WRITE
+from ci_service.services.intel import trees
+from ci_service.services.workspace import offerings, organizations
 from ci_service.store.trees import ENTITY_TYPES
 from ci_service.web.api import Blueprint, Schema, SuccessSchema
 from ci_service.web.auth import principal, requires
@@ -160,7 +161,7 @@ def organization_tree_metadata(organization_id):
 def get_nodes(args):
     ids = [i.strip() for i in args["ids"].split(",") if i.strip()]
     if not ids:
-        from ci_service.services.fields import fail
+        from ci_service.services.common.fields import fail
 
         raise fail({"ids": ["must name at least one node id"]})
     nodes = trees.get_nodes(

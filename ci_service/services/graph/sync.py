@@ -1,0 +1,254 @@
+"""How the resources appear in the knowledge graph (called inside their write transaction).
+
+Linking decisions (the spec names the labels, not every rule):
+
+- The workspace organization is one ORGANIZATION node. Own offerings hang off it with
+  HAS_OFFERING and deals with HAS_DEAL. Before the organization exists (it is created by
+  the first PATCH /api/organizations), offerings and deals are unattached nodes; creating
+  the organization attaches all of them.
+- A competitor's offerings hang off its COMPETITOR node with HAS_OFFERING.
+- Each capability of an offering (its ``capabilityIds``) is a CAPABILITY node shared by
+  every offering that names the same id, linked Offering -IMPLEMENTS-> Capability. A
+  capability no offering implements any more is removed.
+- COMPETES_WITH links two competitors that compete against at least one common product
+  of ours (shared ``relevantProductIds``); one edge per pair, from the older competitor.
+- A deal is a DEAL node with one ARGUMENT node per argument (HAS_ARGUMENT), an edge
+  FOR_PROSPECT to the prospect company (an ORGANIZATION node shared by deals with the same
+  prospect name, case-insensitive) and AGAINST_COMPETITOR to the node of each competitor in
+  the deal (its ``competitorIds``, the LOST deal's competitor among them; issue 28). A
+  prospect no deal refers to any more is removed.
+"""
+
+from __future__ import annotations
+
+from ci_service.services.graph import nodes as graph
+from ci_service.store.competitors import Competitor
+from ci_service.store.graph import GraphEdge, GraphNode
+from ci_service.store.resources import Deal, Offering, Organization
+
+ORG_KEY = "ORGANIZATION:own"
+
+
+def _key(label: str, ref: str) -> str:
+    return f"{label}:{ref}"
+
+
+def _org_node(workspace_id: str) -> GraphNode | None:
+    return graph.find_node(workspace_id, ORG_KEY)
+
+
+def _competitor_spec(competitor: Competitor) -> graph.NodeSpec:
+    return graph.NodeSpec(
+        "COMPETITOR",
+        _key("COMPETITOR", competitor.id),
+        competitor.name,
+        ref_type="competitor",
+        ref_id=competitor.id,
+    )
+
+
+def _competitor_node(competitor: Competitor) -> GraphNode:
+    spec = _competitor_spec(competitor)
+    return graph.upsert_nodes(competitor.workspace_id, [spec])[spec.key]
+
+
+def sync_organization(org: Organization, *, attach_all: bool = False) -> None:
+    node = graph.upsert_node(
+        org.workspace_id,
+        "ORGANIZATION",
+        ORG_KEY,
+        org.name or org.domain or "Our organization",
+        ref_type="organization",
+        ref_id=org.id,
+    )
+    if not attach_all:
+        return
+    ws = org.workspace_id
+    offerings = Offering.select(Offering.id).where(
+        Offering.workspace == ws, Offering.competitor.is_null()
+    )
+    wanted = [(_key("OFFERING", o.id), "HAS_OFFERING") for o in offerings]
+    deals = Deal.select(Deal.id).where(Deal.workspace == ws)
+    wanted += [(_key("DEAL", d.id), "HAS_DEAL") for d in deals]
+    found = graph.find_nodes(ws, [key for key, _ in wanted]) if wanted else {}
+    graph.link_many(ws, [(node, found[key], label) for key, label in wanted if key in found])
+
+
+def sync_offering(offering: Offering) -> None:
+    ws = offering.workspace_id
+    node = graph.upsert_node(
+        ws,
+        "OFFERING",
+        _key("OFFERING", offering.id),
+        offering.name,
+        ref_type="offering",
+        ref_id=offering.id,
+    )
+    owner = (
+        _competitor_node(Competitor.get_by_id(offering.competitor_id))
+        if offering.competitor_id
+        else _org_node(ws)
+    )
+    if owner is not None:
+        graph.link(ws, owner, node, "HAS_OFFERING")
+    keep = set()
+    for capability in offering.capabilities or []:
+        target = graph.upsert_node(
+            ws,
+            "CAPABILITY",
+            _key("CAPABILITY", capability["id"]),
+            capability.get("name") or capability["id"],
+            ref_type="capability",
+            ref_id=capability["id"],
+        )
+        graph.link(ws, node, target, "IMPLEMENTS")
+        keep.add(target.id)
+    graph.unlink(ws, source=node, label="IMPLEMENTS", keep_targets=keep)
+    graph.prune(ws, "CAPABILITY")
+
+
+def remove_offering(workspace_id: str, offering_id: str) -> None:
+    graph.remove_nodes_for(workspace_id, "offering", offering_id)
+    graph.prune(workspace_id, "CAPABILITY")
+
+
+def sync_competitor(competitor: Competitor) -> None:
+    _competitor_node(competitor)
+    sync_competes_with(competitor.workspace_id)
+
+
+def remove_competitor(workspace_id: str, competitor_id: str) -> None:
+    graph.remove_nodes_for(workspace_id, "competitor", competitor_id)
+    sync_competes_with(workspace_id)
+
+
+def sync_competes_with(workspace_id: str) -> None:
+    """Make the COMPETES_WITH edges exactly the pairs sharing a relevant product."""
+    competitors = list(
+        Competitor.select(Competitor.id, Competitor.relevant_product_ids)
+        .where(Competitor.workspace == workspace_id)
+        .order_by(Competitor.created_at, Competitor.id)
+    )
+    nodes = {
+        n.ref_id: n
+        for n in GraphNode.select().where(
+            GraphNode.workspace == workspace_id, GraphNode.label == "COMPETITOR"
+        )
+    }
+    order = {c.id: i for i, c in enumerate(competitors)}
+    by_product: dict[str, list[str]] = {}
+    for competitor in competitors:
+        if competitor.id in nodes:
+            for product_id in set(competitor.relevant_product_ids or []):
+                by_product.setdefault(product_id, []).append(competitor.id)
+    wanted = set()
+    for ids in by_product.values():
+        for i, first in enumerate(ids):
+            for second in ids[i + 1 :]:
+                older, newer = sorted((first, second), key=order.__getitem__)
+                wanted.add((nodes[older].id, nodes[newer].id))
+    existing = GraphEdge.select().where(
+        GraphEdge.workspace == workspace_id, GraphEdge.label == "COMPETES_WITH"
+    )
+    have = set()
+    for edge in existing:
+        pair = (edge.source_id, edge.target_id)
+        if pair in wanted:
+            have.add(pair)
+        else:
+            edge.delete_instance()
+    for source, target in wanted - have:
+        GraphEdge.create(
+            workspace=workspace_id, source=source, target=target, label="COMPETES_WITH"
+        )
+
+
+def sync_deal(deal: Deal, competitors: list[Competitor] | None = None) -> None:
+    """The deal's nodes and edges, in a handful of statements (issue 16): one SELECT of
+    every node it touches (by key, and the nodes the deal owns), one upsert of the nodes
+    that are new or changed, one insert of the edges. Only an update of a deal already in
+    the graph reads the deal's edges and deletes stale ones (another prospect or
+    competitor), the nodes of arguments it no longer has and the prospects that lost
+    their last deal. ``competitors``: the rows of the deal's ``competitor_ids`` when the
+    caller has read them already (id and name are all this needs)."""
+    ws = deal.workspace_id
+    ids = list(deal.competitor_ids or [])
+    if deal.competitor_id and deal.competitor_id not in ids:
+        ids.insert(0, deal.competitor_id)  # a row written before the list existed
+    given = {c.id: c for c in competitors or []}
+    if any(cid not in given for cid in ids):
+        read = Competitor.select(Competitor.id, Competitor.name).where(
+            Competitor.workspace == ws, Competitor.id.in_(ids)
+        )
+        given.update({c.id: c for c in read})
+    against_rows = [given[cid] for cid in ids if cid in given]
+    deal_key = _key("DEAL", deal.id)
+    prospect_name = deal.prospect_company_name.strip()
+    prospect_key = _key("PROSPECT", prospect_name.casefold())
+    specs = [
+        graph.NodeSpec(
+            "DEAL", deal_key, f"{deal.prospect_company_name} ({deal.outcome})", "deal", deal.id
+        ),
+        graph.NodeSpec("ORGANIZATION", prospect_key, prospect_name, "prospect"),
+    ]
+    specs += [_competitor_spec(c) for c in against_rows]
+    argument_keys = [_key("ARGUMENT", f"{deal.id}:{i}") for i in range(len(deal.arguments or []))]
+    specs += [
+        graph.NodeSpec("ARGUMENT", key, argument, "deal", deal.id)
+        for key, argument in zip(argument_keys, deal.arguments or [], strict=True)
+    ]
+    found = graph.find_nodes(ws, [ORG_KEY, *(s.key for s in specs)], owner=("deal", deal.id))
+    in_graph = deal_key in found
+    nodes = graph.upsert_nodes(ws, specs, existing=found)
+    node, prospect = nodes[deal_key], nodes[prospect_key]
+    against = [nodes[_key("COMPETITOR", c.id)] for c in against_rows]
+
+    dropped_prospects: list[str] = []
+    if in_graph:
+        keep = {"FOR_PROSPECT": {prospect.id}, "AGAINST_COMPETITOR": {n.id for n in against}}
+        edges = GraphEdge.select(GraphEdge.id, GraphEdge.target, GraphEdge.label).where(
+            GraphEdge.workspace == ws,
+            GraphEdge.source == node.id,
+            GraphEdge.label.in_(list(keep)),
+        )
+        stale = [e for e in edges if e.target_id not in keep[e.label]]
+        if stale:
+            GraphEdge.delete().where(GraphEdge.id.in_([e.id for e in stale])).execute()
+        dropped_prospects = [e.target_id for e in stale if e.label == "FOR_PROSPECT"]
+
+    org = found.get(ORG_KEY)
+    edges = [(org, node, "HAS_DEAL")] if org is not None else []
+    edges.append((node, prospect, "FOR_PROSPECT"))
+    edges += [(node, target, "AGAINST_COMPETITOR") for target in against]
+    edges += [(node, nodes[key], "HAS_ARGUMENT") for key in argument_keys]
+    graph.link_many(ws, edges)
+
+    keys = {deal_key, *argument_keys}
+    graph.remove_nodes(
+        n.id
+        for n in found.values()
+        if n.ref_type == "deal" and n.ref_id == deal.id and n.key not in keys
+    )
+    _prune_prospects(ws, dropped_prospects)
+
+
+def remove_deal(workspace_id: str, deal_id: str) -> None:
+    owned = GraphNode.select(GraphNode.id).where(
+        GraphNode.workspace == workspace_id,
+        GraphNode.ref_type == "deal",
+        GraphNode.ref_id == deal_id,
+    )
+    prospects = GraphEdge.select(GraphEdge.target).where(
+        GraphEdge.source.in_(owned), GraphEdge.label == "FOR_PROSPECT"
+    )
+    dropped = [e.target_id for e in prospects]
+    graph.remove_nodes_for(workspace_id, "deal", deal_id)
+    _prune_prospects(workspace_id, dropped)
+
+
+def _prune_prospects(workspace_id: str, candidates: list[str]) -> None:
+    """Remove the prospects among ``candidates`` (the targets of FOR_PROSPECT edges this
+    write deleted) that no deal refers to any more. Every write that deletes such an edge
+    prunes its target, so no other prospect can be left without a deal, and checking only
+    these keeps a deal write independent of how many prospects the workspace has."""
+    graph.prune(workspace_id, "ORGANIZATION", ref_type="prospect", among=candidates)
