@@ -1,7 +1,14 @@
-"""The ci-service benchmark suite: ``python -m bench [--quick] [--json]``.
+"""The ci-service benchmarks: ``python -m bench [--quick] [--json]`` runs the suite.
 
-Modules: ``run`` (the driver and the table), ``seed`` (fills a temp database in its own
-process), ``load`` (the load generator, its own process), ``baseline_app`` (the bare Flask
-app the REST and search figures are compared with), ``site`` (the generated fixture site
-for the pipeline figures), ``procs`` (starting and stopping those processes).
+The suite's modules: ``run`` (the driver and the table), ``seed`` (fills a temp database in
+its own process), ``load`` (the load generator, its own process), ``baseline_app`` (the bare
+Flask app the REST and search figures are compared with), ``site`` (the generated fixture
+site for the pipeline figures), ``procs`` (starting and stopping those processes), ``scale``
+(the ``--postgresql`` processes section).
+
+Quality benchmarks: ``quality`` (with ``quality_facts``) and ``claims``. Focused ones, each
+run as ``python -m bench.NAME``: ``reads``, ``deal_writes``, ``data_version_triggers``,
+``search``, ``search_hot``, ``search_http``, ``search_window``, ``fts_segments``,
+``intel_search``, ``vector_index``, ``vector_recall``, ``static_vs_minilm``
+(docs/benchmarks.md lists what each measures).
 """

@@ -9,11 +9,11 @@ API key, competitor and product ids. Seeding is fast but faithful:
 - the collect jobs that creating a competitor queues are marked completed, so ``serve``
   does not crawl the fake ``*.example`` websites;
 - battlecards are bulk inserts of the real table with the real ``search_text`` (SQLite
-  triggers fill ``search_doc`` and its FTS table), as ``scripts/bench_search.py`` does;
+  triggers fill ``search_doc`` and its FTS table), as ``bench/search.py`` does;
 - intel items are bulk inserts of ``intel_item`` (the triggers fill ``intel_fts``) with
   their ``intel_embedding`` rows made by the configured embedding provider from
   ``item_text(title, content)``, 1,000 per transaction, as
-  ``scripts/bench_intel_search.py`` does.
+  ``bench/intel_search.py`` does.
 
 ``{"add_intel": N, "workspace": ID, "competitors": [...]}`` adds N more intel items.
 """

@@ -63,7 +63,7 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("trusted_proxy", "", "Address of the proxy whose X-Forwarded-* headers are trusted"),
     Setting("trusted_proxy_count", 1, "How many trusted proxies add X-Forwarded-* entries"),
     Setting("allowed_origins", "", "Browser origins (comma-separated) that may call /mcp"),
-    # OAuth for the tool server (web/oauth_*.py): registration limits and refresh retries.
+    # OAuth for the tool server (web/oauth/): registration limits and refresh retries.
     Setting(
         "oauth_registrations_per_hour", 20, "Client registrations per address an hour (0: no limit)"
     ),

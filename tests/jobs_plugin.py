@@ -7,11 +7,11 @@ exists (writing ``payload["started"]`` when it begins), so a test controls when 
 
 from __future__ import annotations
 
-import time
 from pathlib import Path
 
 from ci_service.jobs.registry import handles, register
 from ci_service.jobs.types import StepError
+from tests.waiting import wait_for
 
 BLOCK = "test-block"
 QUICK = "test-quick"
@@ -26,12 +26,17 @@ def register_types() -> None:
 def wait_for_release(ctx):
     Path(ctx.payload["started"]).write_text(ctx.job.id)
     release = Path(ctx.payload["release"])
-    deadline = time.monotonic() + float(ctx.payload.get("maxSeconds", 60))
-    while not release.exists():
-        ctx.check_cancelled()
-        if time.monotonic() > deadline:
-            raise StepError("the test never released this job")
-        time.sleep(0.05)
+
+    def released() -> bool:
+        if release.exists():
+            return True
+        ctx.check_cancelled()  # raises when the job is cancelled or serve stops
+        return False
+
+    try:
+        wait_for(released, float(ctx.payload.get("maxSeconds", 60)), message="the release file")
+    except AssertionError:
+        raise StepError("the test never released this job") from None
 
 
 register_types()

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
-
-import pytest
 
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import connection
@@ -24,18 +21,6 @@ class Clock:
 
     def advance(self, seconds: float) -> None:
         self.now += timedelta(seconds=seconds)
-
-
-def wait_for(condition, timeout=10.0, interval=0.02, message="condition"):
-    """Poll ``condition()`` until it is truthy; fail the test after ``timeout`` seconds."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = condition()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            pytest.fail(f"timed out after {timeout}s waiting for {message}")
-        time.sleep(interval)
 
 
 def fetch(job_id: str) -> Job:

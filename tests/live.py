@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import os
-import queue
 import re
 import signal
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Sequence
 from typing import Self
 
 import httpx
+
+from tests.waiting import wait_for
 
 SERVING = re.compile(r"serving on (http://\S+)")
 
@@ -147,55 +147,36 @@ class LiveServer(ChildProcess):
         self.stderr_lines: list[str] = []
 
     def start(self, timeout: float = 30) -> LiveServer:
-        lines: queue.Queue[str] = queue.Queue()
-
-        def on_line(line: str) -> None:
-            self.stderr_lines.append(line)
-            lines.put(line)
-
         command = ci_service_command(
             self.database, "serve", "--port", "0", *self.serve_args, program=self.program
         )
-        self._spawn(command, on_line)
-        deadline = time.monotonic() + timeout
-        while not self.url:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or self.process.poll() is not None:
-                self.kill()
-                raise RuntimeError("serve did not start:\n" + "".join(self.stderr_lines))
-            try:
-                match = SERVING.search(lines.get(timeout=min(remaining, 0.5)))
-            except queue.Empty:
-                continue
-            if match:
-                self.url = match.group(1)
-        wait_until_responds(self.url + "/healthz", timeout=deadline - time.monotonic())
+        self._spawn(command, self.stderr_lines.append)
+
+        def answering() -> bool:
+            if not self.url:
+                found = SERVING.search("".join(self.stderr_lines))
+                if found is None:
+                    if self.process.poll() is not None:
+                        raise RuntimeError("serve exited")
+                    return False
+                self.url = found.group(1)
+            return responds(self.url + "/healthz")
+
+        try:
+            wait_for(answering, timeout, message="serve to start and answer /healthz")
+        except (AssertionError, RuntimeError) as exc:
+            self.kill()
+            stderr = "".join(self.stderr_lines)
+            raise RuntimeError(f"serve did not start ({exc}):\n{stderr}") from exc
         return self
 
 
-def wait_until_responds(url: str, timeout: float = 10) -> None:
-    deadline = time.monotonic() + max(timeout, 0.1)
-    last_error: Exception | None = None
-    while time.monotonic() < deadline:
-        try:
-            if httpx.get(url, timeout=2).status_code < 500:
-                return
-        except httpx.HTTPError as exc:
-            last_error = exc
-        time.sleep(0.05)
-    raise RuntimeError(f"{url} did not respond in time: {last_error}")
-
-
-def wait_for(predicate, timeout: float = 10, interval: float = 0.05):
-    """Poll ``predicate`` until it returns a truthy value or ``timeout`` passes."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value:
-            return value
-        if time.monotonic() >= deadline:
-            raise AssertionError(f"condition not met within {timeout}s")
-        time.sleep(interval)
+def responds(url: str) -> bool:
+    """``url`` answers, with anything but a server error."""
+    try:
+        return httpx.get(url, timeout=2).status_code < 500
+    except httpx.HTTPError:
+        return False
 
 
 def create_our_product(url: str, key: str) -> dict:

@@ -11,7 +11,8 @@ from dataclasses import dataclass
 import httpx
 import psycopg2
 
-from tests.live import LiveServer, wait_for
+from tests.live import LiveServer
+from tests.waiting import wait_for
 
 # Each client cycles through its mix: four only read, two write every other request (so a
 # write that waits on SQLite's lock never holds up the readers).
@@ -147,8 +148,7 @@ def hold_write_lock(path: str, seconds: float) -> tuple[float, float]:
         held = time.monotonic()
         conn.execute("CREATE TABLE IF NOT EXISTS outside_writer (n INTEGER)")
         conn.execute("INSERT INTO outside_writer VALUES (1)")
-        while time.monotonic() < held + seconds:  # the server's writes wait meanwhile
-            time.sleep(0.05)
+        time.sleep(seconds)  # the server's writes wait meanwhile
         conn.execute("COMMIT")
         released = time.monotonic()
         conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -11,11 +11,12 @@ names, and writes ``held`` there ("<pid> <job id>") when it does; a run after th
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
+import ci_service.services  # noqa: F401  (loading it attaches the step handlers wrapped here)
 from ci_service.jobs.registry import COLLECT, REGISTRY
 from ci_service.jobs.types import StepError
+from tests.waiting import wait_for
 
 GATE_ENV = "CI_SERVICE_TEST_GATE"
 _build_matrix = REGISTRY[COLLECT].handlers["build-matrix"]
@@ -27,11 +28,15 @@ def held_build_matrix(ctx):
         note = Path(folder) / "held.part"
         note.write_text(f"{os.getpid()} {ctx.job.id}")
         note.replace(Path(folder) / "held")  # whole or absent, never half written
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            ctx.check_cancelled()
-            time.sleep(0.05)
-        raise StepError("the test never killed this worker")
+
+        def cancelled() -> bool:
+            ctx.check_cancelled()  # raises when the job is cancelled or the worker stops
+            return False
+
+        try:
+            wait_for(cancelled, 60, message="the test to kill this worker")
+        except AssertionError:
+            raise StepError("the test never killed this worker") from None
     return _build_matrix(ctx)
 
 

@@ -101,15 +101,18 @@ def test_a_page_change_shows_its_lines_and_both_links(html):
         assert f"Their page: {PAGE}" in text and f"In ci-service: {OURS}" in text
 
 
-def test_price_change_shows_old_and_new_and_the_quote_link():
-    for html in (False, True):
-        body = message(PRICE, html)
-        text = html_to_text(body) if html else body
-        assert "Pro**: $49 per seat/month → $59 per seat/month" in body or (
-            "Pro: $49 per seat/month → $59 per seat/month" in text
-        )
-        assert "“Pro — $59 per seat / month, billed annually”" in text
-        assert QUOTE_URL in body and OURS in body  # quoteUrl before url
+@pytest.mark.parametrize("html", [False, True], ids=["markdown", "html"])
+def test_price_change_shows_old_and_new_and_the_quote_link(html):
+    body = message(PRICE, html)
+    text = html_to_text(body) if html else body
+    assert "Pro**: $49 per seat/month → $59 per seat/month" in body or (
+        "Pro: $49 per seat/month → $59 per seat/month" in text
+    )
+    assert "“Pro — $59 per seat / month, billed annually”" in text
+    assert QUOTE_URL in body and OURS in body  # quoteUrl before url
+
+
+def test_an_added_plan_on_request():
     added = event(
         "competitor.price_changed",
         {"plan": "Team", "change": "plan_added", "old": None, "new": {"onRequest": True}},

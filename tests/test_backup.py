@@ -24,8 +24,9 @@ import pytest
 from ci_service.store.backup import BackupError, backup_database, restore_database
 from ci_service.store.db import database, make_database, open_database
 from ci_service.store.migrations import MIGRATIONS, _load_all_migrations, applied_migrations
-from tests.live import LiveServer, run_cli, wait_for
+from tests.live import LiveServer, run_cli
 from tests.test_crash_safety import DealBurst, deal_graph_problems, integrity, seed
+from tests.waiting import wait_for
 
 SERVE_ARGS = ("--threads", "8", "--no-scheduler", "--job-workers", "0")
 

@@ -5,7 +5,6 @@ command. PostgreSQL only, so these tests do not take the ``backend`` parameter: 
 from __future__ import annotations
 
 import threading
-import time
 
 import httpx
 import psycopg2
@@ -14,6 +13,7 @@ import pytest
 from ci_service.store.pg_backup import connection_args
 from tests.backends import postgres_maker
 from tests.live import LiveServer, run_cli
+from tests.waiting import wait_for
 
 PASSWORD = "hunter2-not-logged"
 
@@ -114,9 +114,7 @@ def test_backup_while_serving_is_consistent_and_restore_waits_for_the_server(pg,
         writer = threading.Thread(target=write)
         writer.start()
         try:
-            deadline = time.monotonic() + 30
-            while not written and not errors and time.monotonic() < deadline:
-                time.sleep(0.02)
+            wait_for(lambda: written or errors, 30, message="the writer's first answer")
             ok(run_cli(url, "backup", str(dump)))
             # The server holds connections: a restore is refused, even with --force.
             refused(run_cli(url, "restore", str(dump), "--force"), "in use by")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from ci_service.errors import NotFound, ValidationFailed
+from ci_service.services.battlecards import editing as battlecard_editing
 from ci_service.services.battlecards import edits as battlecard_edits
 from ci_service.services.battlecards import export as battlecard_export
 from ci_service.store.analysis import Battlecard
@@ -40,7 +41,7 @@ def rival(make_api, runner):
 
 def edit(api, card_id, section, index, fields):
     with connection():
-        return battlecard_edits.edit_item(
+        return battlecard_editing.edit_item(
             api.workspace_id, card_id, section, index, fields, api.user_id
         )
 

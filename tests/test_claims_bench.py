@@ -33,17 +33,22 @@ def test_every_table_names_a_site_and_checks_each_state():
 
 
 @pytest.mark.skipif(not SITES, reason="../shared/realsites is not beside the repository")
+@pytest.mark.parametrize("mode", ["ATTACK", "DEFENSE", "matrix"])
 @pytest.mark.parametrize("site", SITES)
-def test_no_false_claims_no_unsupported_quotes_no_duplicates(tallies, site):
-    for mode in ("ATTACK", "DEFENSE", "matrix"):
-        tally = tallies[(site, mode)]
-        assert not any(n.startswith("collect") for n in tally.notes), tally.notes
-        assert tally.false == 0, [n for n in tally.notes if n.startswith("FALSE")]
-        assert tally.unsupported == 0, [n for n in tally.notes if n.startswith("unsupported")]
-        assert tally.duplicates == 0, [n for n in tally.notes if n.startswith("duplicate")]
-    # Not silence: each card says at least one true "they lack" or "we lack".
-    assert tallies[(site, "ATTACK")].true_lacks >= 1
-    assert tallies[(site, "DEFENSE")].true_lacks >= 1
+def test_no_false_claims_no_unsupported_quotes_no_duplicates(tallies, site, mode):
+    tally = tallies[(site, mode)]
+    assert not any(n.startswith("collect") for n in tally.notes), tally.notes
+    assert tally.false == 0, [n for n in tally.notes if n.startswith("FALSE")]
+    assert tally.unsupported == 0, [n for n in tally.notes if n.startswith("unsupported")]
+    assert tally.duplicates == 0, [n for n in tally.notes if n.startswith("duplicate")]
+
+
+@pytest.mark.skipif(not SITES, reason="../shared/realsites is not beside the repository")
+@pytest.mark.parametrize("mode", ["ATTACK", "DEFENSE"])
+@pytest.mark.parametrize("site", SITES)
+def test_each_card_still_says_what_a_side_lacks(tallies, site, mode):
+    """Not silence: each card says at least one true "they lack" or "we lack"."""
+    assert tallies[(site, mode)].true_lacks >= 1
 
 
 def test_the_checker_catches_a_false_claim_and_an_unsupported_quote():

@@ -305,7 +305,7 @@ def test_json_ld_pre_order_offers_are_not_sold_yet():
 def test_coming_soon_is_stored_only_on_the_plans_it_marks(make_workspace):
     from ci_service.pipeline.evidence import Cite
     from ci_service.pipeline.pricing import PlanDraft
-    from ci_service.pipeline.pricing_store import save_pricing
+    from ci_service.services.collection.pricing_store import save_pricing
     from ci_service.store.resources import Offering
     from tests.intel_helpers import competitor
 

@@ -17,7 +17,8 @@ import pytest
 
 from ci_service.store.db import open_database
 from tests.concurrency_support import all_at_once, make_key, starter_creates
-from tests.live import LiveServer, wait_for
+from tests.live import LiveServer
+from tests.waiting import wait_for
 
 SERVE_ARGS = ("--threads", "8", "--no-scheduler", "--job-workers", "0")
 RATE_LIMIT = 40

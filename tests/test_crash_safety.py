@@ -25,7 +25,8 @@ from ci_service.services.identity import api_keys as apikeys
 from ci_service.services.workspace.workspaces import create_workspace
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import connection, open_database
-from tests.live import LiveServer, wait_for
+from tests.live import LiveServer
+from tests.waiting import wait_for
 
 REPO = Path(__file__).resolve().parent.parent
 PLUGIN_ENV = {

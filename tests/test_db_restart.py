@@ -48,7 +48,7 @@ from ci_service.store.identity import RateLimitCounter
 from ci_service.web.app import create_app, shutdown_app
 from tests.backends import admin_url
 from tests.concurrency_support import make_key
-from tests.live import LiveServer, wait_for
+from tests.live import LiveServer
 from tests.restart_support import (
     RECOVERY,
     NoRoundTrips,
@@ -59,6 +59,7 @@ from tests.restart_support import (
     terminate_backends,
     terminate_backends_from,
 )
+from tests.waiting import wait_for
 
 SERVE_ARGS = ("--threads", "8", "--no-scheduler", "--job-workers", "0")
 

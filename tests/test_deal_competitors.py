@@ -41,20 +41,26 @@ def test_create_keeps_order_drops_repeats_and_puts_the_lost_one_first(api, rival
     assert _deal(api, won["id"]) == won
 
 
-def test_unknown_or_foreign_ids_are_refused_on_create_and_patch(api, rivals, make_api):
+@pytest.mark.parametrize(
+    "ids",  # NORTH: this workspace's competitor; FOREIGN: another workspace's
+    [["nope"], ["NORTH", "FOREIGN"], "x", [""], [None]],
+    ids=["unknown", "one-foreign", "not-a-list", "empty-id", "null-id"],
+)
+def test_unknown_or_foreign_ids_are_refused_on_create_and_patch(api, rivals, make_api, ids):
     north = rivals[0]
     foreign = make_competitor(make_api(), name="Elsewhere")["competitor"]["id"]
+    if isinstance(ids, list):
+        ids = [{"NORTH": north, "FOREIGN": foreign}.get(i, i) for i in ids]
     deal = make_deal(api, competitorIds=[north])
-    for ids in (["nope"], [north, foreign], "x", [""], [None]):
-        body = {"prospectCompanyName": "P", "outcome": "WON", "competitorIds": ids}
-        got = error(api.post("/api/deals", json=body), 400, "VALIDATION_ERROR")
-        assert any(f.startswith("competitorIds") for f in got["details"]["fields"]), ids
-        got = error(
-            api.patch(f"/api/deals/{deal['id']}", json={"competitorIds": ids}),
-            400,
-            "VALIDATION_ERROR",
-        )
-        assert any(f.startswith("competitorIds") for f in got["details"]["fields"]), ids
+    body = {"prospectCompanyName": "P", "outcome": "WON", "competitorIds": ids}
+    got = error(api.post("/api/deals", json=body), 400, "VALIDATION_ERROR")
+    assert any(f.startswith("competitorIds") for f in got["details"]["fields"])
+    got = error(
+        api.patch(f"/api/deals/{deal['id']}", json={"competitorIds": ids}),
+        400,
+        "VALIDATION_ERROR",
+    )
+    assert any(f.startswith("competitorIds") for f in got["details"]["fields"])
     assert _deal(api, deal["id"])["competitorIds"] == [north]  # untouched
     assert len(ok(api.get("/api/deals"))["deals"]) == 1  # nothing half-written
 

@@ -21,8 +21,9 @@ from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import connection, open_database
 from ci_service.store.jobs import Job
 from ci_service.store.secrets_box import encrypt
-from tests.live import LiveServer, wait_for
+from tests.live import LiveServer
 from tests.test_delivery import Receiver, new_secret
+from tests.waiting import wait_for
 
 
 def test_sigkill_between_event_and_delivery_then_restart_delivers(

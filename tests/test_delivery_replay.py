@@ -29,8 +29,8 @@ from ci_service.store.events import Event
 from ci_service.store.jobs import Job
 from ci_service.store.secrets_box import encrypt
 from ci_service.timeutil import parse_datetime, utcnow
-from tests.live import wait_for
 from tests.test_delivery import Receiver, new_secret
+from tests.waiting import wait_for
 
 pytest_plugins = ["tests.alert_fixtures"]
 

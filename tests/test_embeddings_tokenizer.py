@@ -1,7 +1,7 @@
 """The pure-Python BERT WordPiece tokenizer of the static embedding model.
 
 Expected tokens below were produced by the model's own tokenizer.json run with the Rust
-``tokenizers`` library (scripts/compare_static_vs_minilm.py checks the same parity).
+``tokenizers`` library (bench/static_vs_minilm.py checks the same parity).
 """
 
 from __future__ import annotations

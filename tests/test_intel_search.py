@@ -35,7 +35,7 @@ def seeded(make_workspace):
 
 def search(ws_id, query, **kw):
     with connection():
-        return intel.search_intel(ws_id, query, **kw)
+        return intel_search.search_intel(ws_id, query, **kw)
 
 
 def test_exact_name_ranks_first(seeded):
@@ -91,7 +91,7 @@ def test_fts_syntax_in_user_text_never_raises(seeded, query):
     ws = seeded[0]
     search(ws.id, query)
     with connection():
-        intel.substring_search_intel(ws.id, query, 20)
+        intel_search.substring_search_intel(ws.id, query, 20)
 
 
 def test_index_follows_writes(seeded):
@@ -131,27 +131,31 @@ def test_stale_index_entries_are_skipped(seeded):
 def test_substring_search(seeded):
     ws, *_rest, items = seeded
     with connection():
-        found = intel.substring_search_intel(ws.id, "ENTERPRISE PLAN", 20)
+        found = intel_search.substring_search_intel(ws.id, "ENTERPRISE PLAN", 20)
         assert [i.id for i in found] == [items["pricing"].id]
-        assert [i.id for i in intel.substring_search_intel(ws.id, "sign-on", 20)] == [
+        assert [i.id for i in intel_search.substring_search_intel(ws.id, "sign-on", 20)] == [
             items["security"].id
         ]
-        two = [i.id for i in intel.substring_search_intel(ws.id, "AU", 20)]  # audit, 2 chars
+        two = [i.id for i in intel_search.substring_search_intel(ws.id, "AU", 20)]  # audit, 2 chars
         assert items["security"].id in two
-        assert intel.substring_search_intel(ws.id, "Zorblax", 20)[0].title == "Zorblax launch"
-        assert intel.substring_search_intel(ws.id, "launch", 20) == []  # titles are not content
-        assert intel.substring_search_intel(ws.id, "%", 20) == []
-        assert intel.substring_search_intel(ws.id, "e", 20) == []
-        newest_first = intel.substring_search_intel(ws.id, "an", 20)
+        assert (
+            intel_search.substring_search_intel(ws.id, "Zorblax", 20)[0].title == "Zorblax launch"
+        )
+        assert (
+            intel_search.substring_search_intel(ws.id, "launch", 20) == []
+        )  # titles are not content
+        assert intel_search.substring_search_intel(ws.id, "%", 20) == []
+        assert intel_search.substring_search_intel(ws.id, "e", 20) == []
+        newest_first = intel_search.substring_search_intel(ws.id, "an", 20)
         assert [i.seq for i in newest_first] == sorted((i.seq for i in newest_first), reverse=True)
-        assert len(intel.substring_search_intel(ws.id, "an", 1)) == 1
+        assert len(intel_search.substring_search_intel(ws.id, "an", 1)) == 1
 
 
 def test_substring_search_is_workspace_scoped(seeded, make_workspace):
     ws2 = make_workspace()
     with connection():
-        assert intel.substring_search_intel(ws2.id, "enterprise", 20) == []
-        assert intel.substring_search_intel(ws2.id, "en", 20) == []
+        assert intel_search.substring_search_intel(ws2.id, "enterprise", 20) == []
+        assert intel_search.substring_search_intel(ws2.id, "en", 20) == []
 
 
 def test_reindex_after_model_change(seeded):
@@ -180,8 +184,8 @@ def test_reindex_after_model_change(seeded):
         assert counts["intelItems"] == 4 and counts["treeNodes"] == 4 and counts["trees"] == 1
         assert IntelEmbedding.select().where(IntelEmbedding.model == "old-model").count() == 0
         assert TreeNode.select().where(TreeNode.embedding.is_null()).count() == 0
-        assert intel.reindex(ws.id) == 0
-        assert intel.reindex(ws.id, force=True) == 8
+        assert intel_search.reindex(ws.id) == 0
+        assert intel_search.reindex(ws.id, force=True) == 8
     assert search(ws.id, "how much does it cost")[0]["id"] == items["pricing"].id
 
 

@@ -18,7 +18,7 @@ import json
 
 import pytest
 
-from ci_service.mcp.tools import list_tools
+from ci_service.mcp.catalog import list_tools
 from tests.resource_helpers import ok
 from tests.workspace_seed import PATH_KINDS, seed_workspace
 

@@ -13,7 +13,8 @@ from ci_service.store import jobs as store
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import connection
 from ci_service.store.jobs import Job
-from tests.jobs_support import competitor, fetch, wait_for
+from tests.jobs_support import competitor, fetch
+from tests.waiting import wait_for
 
 pytest_plugins = ["tests.jobs_fixtures"]
 

@@ -8,10 +8,10 @@ import pytest
 from click.testing import CliRunner
 
 from ci_service.cli import cli
+from ci_service.cli.job_views import progress_line, watch
 from ci_service.jobs.queue import enqueue
 from ci_service.jobs.runner import JobRunner
 from ci_service.jobs.types import StepError
-from ci_service.jobs.watch import progress_line, watch
 from ci_service.services.workspace import jobs as job_service
 from ci_service.store.db import connection, open_database
 from ci_service.store.identity import Workspace
@@ -116,10 +116,10 @@ def test_progress_line():
     assert progress_line(job) == ("[###############---------------]  50.0%  Processing Intel (2/3)")
 
 
-def test_every_jobs_command_has_help():
-    for command in ("list", "show", "watch", "cancel"):
-        result = CliRunner().invoke(cli, ["jobs", command, "--help"])
-        assert result.exit_code == 0 and "Example" in result.output
+@pytest.mark.parametrize("command", ["list", "show", "watch", "cancel"])
+def test_every_jobs_command_has_help(command):
+    result = CliRunner().invoke(cli, ["jobs", command, "--help"])
+    assert result.exit_code == 0 and "Example" in result.output
 
 
 def test_services_are_shared(cli_db):

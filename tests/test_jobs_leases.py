@@ -23,7 +23,8 @@ from ci_service.store.events import Event
 from ci_service.store.jobs import INTERRUPTED_ERROR, INTERRUPTED_STEP, Job
 from ci_service.timeutil import utcnow
 from tests.concurrency_support import all_at_once
-from tests.jobs_support import Clock, competitor, fetch, wait_for
+from tests.jobs_support import Clock, competitor, fetch
+from tests.waiting import wait_for
 from tests.worker_live import WorkerProcess
 
 pytest_plugins = ["tests.jobs_fixtures"]

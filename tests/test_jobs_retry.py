@@ -33,7 +33,8 @@ from ci_service.store.jobs import (
     retry_delay,
     retry_step,
 )
-from tests.jobs_support import Clock, competitor, fetch, wait_for
+from tests.jobs_support import Clock, competitor, fetch
+from tests.waiting import wait_for
 
 pytest_plugins = ["tests.jobs_fixtures"]
 

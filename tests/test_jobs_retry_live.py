@@ -25,10 +25,10 @@ import httpx
 from ci_service.store.db import connection
 from ci_service.store.events import Event
 from tests.intel_support import FixtureServer
-from tests.jobs_support import wait_for
 from tests.live import LiveServer
 from tests.pipeline_fixtures.support import change_site, copy_site
 from tests.retry_support import CHANGE_EVENTS, duplicates, state
+from tests.waiting import wait_for
 from tests.worker_live import REPO, WorkerProcess
 
 ENV = {

@@ -72,32 +72,46 @@ def test_same_list_as_the_python_path(app, api, rivals):
     assert list(fast[1]) == list(python_path(api.workspace_id)[1])  # key order too
 
 
-def test_filter_and_pages_match(app, api, rivals):
+@pytest.mark.parametrize(
+    "args",  # (product id, limit, offset); PRODUCT: the fixture's product
+    [("PRODUCT",), ("no-such-product",), (None, 1, 1), (None, 2, 0), (None, 5, 3),
+     ("PRODUCT", 1, 1)],
+)  # fmt: skip
+def test_filter_and_pages_match(app, api, rivals, args):
+    product, _ids = rivals
+    args = tuple(product["id"] if a == "PRODUCT" else a for a in args)
+    with connection():
+        assert database_path(api.workspace_id, *args) == python_path(api.workspace_id, *args)
+
+
+def test_the_product_filter_and_the_workspace_narrow_the_list(app, api, rivals):
     product, ids = rivals
     with connection():
-        for args in [(product["id"],), ("no-such-product",), (None, 1, 1), (None, 2, 0),
-                     (None, 5, 3), (product["id"], 1, 1)]:  # fmt: skip
-            assert database_path(api.workspace_id, *args) == python_path(api.workspace_id, *args), (
-                args
-            )
         assert [c["id"] for c in database_path(api.workspace_id, product["id"])] == [ids[1]]
         assert database_path("another-workspace") == []
 
 
-def test_rest_answer_is_the_python_paths(app, api, rivals):
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/api/competitors",
+        "/api/competitors?productId={product}",
+        "/api/competitors?limit=2&offset=1",
+    ],
+)
+def test_rest_answer_is_the_python_paths(app, api, rivals, path):
     product, _ids = rivals
-    for path in ["/api/competitors", f"/api/competitors?productId={product['id']}",
-                 "/api/competitors?limit=2&offset=1"]:  # fmt: skip
-        body = ok(api.get(path))
-        query = dict(p.split("=") for p in path.partition("?")[2].split("&") if p)
-        with connection():
-            expected = python_path(
-                api.workspace_id,
-                query.get("productId"),
-                int(query.get("limit", 1000)),
-                int(query["offset"]) if "offset" in query else None,
-            )
-        assert body == {"competitors": expected}
+    path = path.format(product=product["id"])
+    body = ok(api.get(path))
+    query = dict(p.split("=") for p in path.partition("?")[2].split("&") if p)
+    with connection():
+        expected = python_path(
+            api.workspace_id,
+            query.get("productId"),
+            int(query.get("limit", 1000)),
+            int(query["offset"]) if "offset" in query else None,
+        )
+    assert body == {"competitors": expected}
 
 
 def test_a_timestamp_stored_in_another_form_takes_the_python_path(app, api, rivals):

@@ -112,10 +112,13 @@ def test_build_matrix_is_idempotent_and_drops_stale_cells(make_api):
         assert MatrixCell.get().capability_status == "SUPERIOR"
 
 
-def test_plan_gate_and_query_errors(make_api):
+@pytest.mark.parametrize("path", ["/api/matrix", "/api/matrix/solutions"])
+def test_plan_gate(make_api, path):
     starter = make_api(plan="STARTER")
-    for path in ("/api/matrix", "/api/matrix/solutions"):
-        assert error(starter.get(path), 403, "UPGRADE_REQUIRED")["requiredPlan"] == "PRO"
+    assert error(starter.get(path), 403, "UPGRADE_REQUIRED")["requiredPlan"] == "PRO"
+
+
+def test_query_errors(make_api):
     api = make_api(plan="PRO")
     body = error(api.get("/api/matrix?includeOurProduct=true"), 400, "VALIDATION_ERROR")
     assert "productId" in body["details"]["fields"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ci_service.mcp import tools as registry
-from ci_service.mcp.http import normalize_origin
+from ci_service.web.mcp_http import normalize_origin
 
 EVIL = "https://evil.example"
 LISTED = "https://agent.example"  # in allowed_origins, written there with odd case and :443
@@ -44,19 +44,21 @@ def cors_headers(response) -> dict:
     return {k: v for k, v in response.headers.items() if k.lower().startswith("access-control")}
 
 
-def test_a_foreign_origin_is_refused_before_anything_runs(api, calls):
+@pytest.mark.parametrize(
+    "origin", [EVIL, "null", "https://agent.example.evil.example", "http://agent.example"]
+)
+def test_a_foreign_origin_is_refused_before_anything_runs(api, calls, origin):
     first = post(api)
     assert first.status_code == 200 and len(calls) == 1
     remaining = int(first.headers["X-RateLimit-Remaining"])
 
-    for origin in (EVIL, "null", "https://agent.example.evil.example", "http://agent.example"):
-        refused = post(api, {"Origin": origin})
-        assert refused.status_code == 403, origin
-        body = refused.get_json()
-        assert body["jsonrpc"] == "2.0" and body["id"] is None
-        assert body["error"]["code"] == 403 and "Origin" in body["error"]["message"]
-        assert cors_headers(refused) == {}
-        assert "X-RateLimit-Remaining" not in refused.headers  # not even authenticated
+    refused = post(api, {"Origin": origin})
+    assert refused.status_code == 403
+    body = refused.get_json()
+    assert body["jsonrpc"] == "2.0" and body["id"] is None
+    assert body["error"]["code"] == 403 and "Origin" in body["error"]["message"]
+    assert cors_headers(refused) == {}
+    assert "X-RateLimit-Remaining" not in refused.headers  # not even authenticated
     assert len(calls) == 1  # the tool never ran
 
     after = post(api)
@@ -178,11 +180,12 @@ def test_the_modern_version_header_is_served(api):
     )
 
 
-def test_get_and_delete_from_a_foreign_origin_are_refused_too(client):
-    for method in (client.get, client.delete):
-        assert method("/mcp", headers={"Origin": EVIL}).status_code == 403
-        allowed = method("/mcp", headers={"Origin": LISTED})
-        assert allowed.status_code == 405 and allowed.headers["Access-Control-Allow-Origin"]
+@pytest.mark.parametrize("method", ["get", "delete"])
+def test_get_and_delete_from_a_foreign_origin_are_refused_too(client, method):
+    send = getattr(client, method)
+    assert send("/mcp", headers={"Origin": EVIL}).status_code == 403
+    allowed = send("/mcp", headers={"Origin": LISTED})
+    assert allowed.status_code == 405 and allowed.headers["Access-Control-Allow-Origin"]
 
 
 @pytest.mark.parametrize(

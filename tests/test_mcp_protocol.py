@@ -152,22 +152,28 @@ def test_errors_from_tools(rpc):
     assert "secret" not in internal.get_data(as_text=True)
 
 
-def test_parse_and_invalid_requests(api, rpc):
+def test_parse_error_and_unknown_method(api, rpc):
     response = api.client.post(
         "/mcp", data="{nope", headers={"X-API-Key": api.key, "Content-Type": "application/json"}
     )
     assert response.status_code == 400
     assert response.json["error"]["code"] == -32700 and response.json["id"] is None
-    for body in (
+    assert rpc(req("no/such/method")).json["error"]["code"] == -32601
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
         [],
         {"jsonrpc": "1.0", "id": 1, "method": "ping"},
         {"jsonrpc": "2.0", "id": 1},
         {"jsonrpc": "2.0", "id": True, "method": "ping"},
         5,
-    ):
-        error = rpc(body).json["error"]
-        assert error["code"] == -32600, body
-    assert rpc(req("no/such/method")).json["error"]["code"] == -32601
+    ],
+    ids=["empty-batch", "version-1.0", "no-method", "boolean-id", "a-number"],
+)
+def test_invalid_requests(rpc, body):
+    assert rpc(body).json["error"]["code"] == -32600
 
 
 def test_unknown_top_level_members_are_tolerated(rpc):
@@ -214,7 +220,7 @@ def test_auth_plan_scope_and_rate_limit(client, make_api, test_tools):
     assert int(limited.headers["Retry-After"]) >= 1
 
 
-def test_get_and_delete_answer_405(api):
-    for method in (api.get, api.delete):
-        response = method("/mcp")
-        assert response.status_code == 405 and response.headers["Allow"] == "POST"
+@pytest.mark.parametrize("method", ["get", "delete"])
+def test_get_and_delete_answer_405(api, method):
+    response = getattr(api, method)("/mcp")
+    assert response.status_code == 405 and response.headers["Allow"] == "POST"

@@ -302,10 +302,13 @@ def test_generate_and_get_battlecard_and_matrices(api, call, runner):
     cell = scored["cellMap"][solution["id"]][rival["id"]]
     assert cell["aggregatedScore"] == 4 and cell["contributingCategoryIds"]
 
-    for name in ("get_battlecard", "generate_battlecard"):
-        missing = call(name, {"competitorId": "nope", "offeringId": product["id"]}, both=False)
-        assert missing["error"]["code"] == 404
-        assert call(name, {"competitorId": rival["id"]}, both=False)["error"]["code"] == -32602
+
+@pytest.mark.parametrize("name", ["get_battlecard", "generate_battlecard"])
+def test_battlecard_tools_need_a_known_competitor_and_an_offering(api, call, name):
+    product, rival, _ = seed_rival(api)
+    missing = call(name, {"competitorId": "nope", "offeringId": product["id"]}, both=False)
+    assert missing["error"]["code"] == 404
+    assert call(name, {"competitorId": rival["id"]}, both=False)["error"]["code"] == -32602
 
 
 def test_generate_battlecard_through_tools_call(api, runner):

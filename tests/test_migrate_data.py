@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-import time
 
 import psycopg2
 import pytest
@@ -26,6 +25,7 @@ from tests.backends import postgres_maker
 from tests.conftest import ApiClient
 from tests.live import LiveServer, run_cli
 from tests.resource_helpers import ok
+from tests.waiting import wait_for
 from tests.workspace_seed import seed_workspace
 
 TAG = "Zephyr"
@@ -102,13 +102,6 @@ def pg_rows(url: str, table: str, columns: str = "*") -> list[tuple]:
             return cursor.fetchall()
     finally:
         conn.close()
-
-
-def wait_for(condition, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while not condition():
-        assert time.monotonic() < deadline, "condition not met in time"
-        time.sleep(0.02)
 
 
 def migrate_data(source: str, dest: str, *extra: str):
@@ -270,7 +263,8 @@ def test_a_running_installation_is_copied_consistently(seeded_sqlite, pg):
         writer = threading.Thread(target=write)
         writer.start()
         try:
-            wait_for(lambda: written or errors)  # the writer is under way: copy now
+            # The writer is under way: copy now.
+            wait_for(lambda: written or errors, 30, message="the writer's first answer")
             done = migrate_data(source, dest, "--json")
         finally:
             stop.set()

@@ -375,6 +375,16 @@ def test_a_confidential_client_authenticates(web):
         auth=(registered["client_id"], registered["client_secret"]),
     )
     assert answer.status_code == 200, answer.get_json()
+    tokens = answer.get_json()
+    assert tokens["token_type"] == "Bearer" and tokens["scope"] == "read write"
+    # The token it got works on the tool server, for what its scopes grant.
+    listed = mcp(web.client, tokens["access_token"])
+    assert listed.status_code == 200, listed.get_json()
+    assert "list_solutions" in {tool["name"] for tool in listed.get_json()["result"]["tools"]}
+    call = {"name": "list_solutions", "arguments": {}}
+    called = mcp(web.client, tokens["access_token"], "tools/call", call, request_id=2)
+    assert called.status_code == 200, called.get_json()
+    assert called.get_json()["id"] == 2 and called.get_json()["result"]["isError"] is False
 
 
 # -- scopes, roles and plans ------------------------------------------------------------------

@@ -11,8 +11,8 @@ from ci_service.pipeline import context
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import connection
 from tests.intel_support import FixtureServer, serve_500s
-from tests.jobs_support import wait_for
 from tests.pipeline_fixtures.support import add_competitor, copy_site, job, run_jobs
+from tests.waiting import wait_for
 
 pytest_plugins = ["tests.jobs_fixtures", "tests.pipeline_fixtures.plugin"]
 

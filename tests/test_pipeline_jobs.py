@@ -117,26 +117,30 @@ def test_offerings_discover_rejects_bad_bodies(api, body, field):
     assert field in body["details"]["fields"]
 
 
-def test_offering_job_routes_answer_404_for_unknown_or_foreign_ids(api, make_api):
-    other = make_api()
-    foreign = ok(
-        other.post("/api/offerings", json={"name": "F", "description": "", "audience": ""})
-    )["offering"]["id"]
-    for response in (
-        api.post(
+@pytest.mark.parametrize(
+    "send",
+    [
+        lambda api, foreign: api.post(
             "/api/offerings/discover",
             json={"websiteUrl": "https://a.example", "competitorId": "nope"},
         ),
-        api.post("/api/offerings/enrich", json={"offeringIds": [foreign]}),
-        api.post(f"/api/offerings/{foreign}/reanalyze"),
-        api.post("/api/offerings/missing/reanalyze"),
-        api.post(
+        lambda api, foreign: api.post("/api/offerings/enrich", json={"offeringIds": [foreign]}),
+        lambda api, foreign: api.post(f"/api/offerings/{foreign}/reanalyze"),
+        lambda api, foreign: api.post("/api/offerings/missing/reanalyze"),
+        lambda api, foreign: api.post(
             f"/api/offerings/{foreign}/upload",
             data={"file": (io.BytesIO(make_pdf([["x"]])), "a.pdf", "application/pdf")},
             content_type="multipart/form-data",
         ),
-    ):
-        error(response, 404, "NOT_FOUND")
+    ],
+    ids=["discover", "enrich", "reanalyze-foreign", "reanalyze-missing", "upload-foreign"],
+)
+def test_offering_job_routes_answer_404_for_unknown_or_foreign_ids(api, make_api, send):
+    other = make_api()
+    foreign = ok(
+        other.post("/api/offerings", json={"name": "F", "description": "", "audience": ""})
+    )["offering"]["id"]
+    error(send(api, foreign), 404, "NOT_FOUND")
 
 
 def test_static_segments_win_over_offering_ids(api):
@@ -230,18 +234,19 @@ def test_upload_rejects_what_it_cannot_take(api, app, crawl_env):
     assert failed["status"] == "failed" and "could not read a.pdf" in failed["error"]
 
 
-def test_viewers_cannot_start_jobs(make_api):
+@pytest.mark.parametrize(
+    ("path", "body"),
+    [
+        ("/api/offerings/discover", {"websiteUrl": "https://a.example", "competitorId": "c"}),
+        ("/api/offerings/enrich", {"offeringIds": ["x"]}),
+        ("/api/offerings/x/reanalyze", None),
+        ("/api/organizations/refresh", None),
+        ("/api/organizations/news/refresh", None),
+    ],
+)
+def test_viewers_cannot_start_jobs(make_api, path, body):
     viewer = make_api(role="VIEWER")
-    for response in (
-        viewer.post(
-            "/api/offerings/discover", json={"websiteUrl": "https://a.example", "competitorId": "c"}
-        ),
-        viewer.post("/api/offerings/enrich", json={"offeringIds": ["x"]}),
-        viewer.post("/api/offerings/x/reanalyze"),
-        viewer.post("/api/organizations/refresh"),
-        viewer.post("/api/organizations/news/refresh"),
-    ):
-        error(response, 403, "FORBIDDEN")
+    error(viewer.post(path, **({"json": body} if body else {})), 403, "FORBIDDEN")
 
 
 def test_organization_refresh_and_news(api, site):

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 
 from ci_service.intel.errors import NetworkError
-from ci_service.pipeline.ingest import Target, ingest_snapshot
 from ci_service.pipeline.people import (
     extract_people,
     fetch_humans_txt,
@@ -15,6 +14,7 @@ from ci_service.pipeline.people import (
     snapshot_people,
 )
 from ci_service.pipeline.site import SitePage, SiteSnapshot
+from ci_service.services.collection.ingest import Target, ingest_snapshot
 from ci_service.store.db import connection
 from ci_service.store.graph import GraphNode
 from tests.intel_helpers import competitor

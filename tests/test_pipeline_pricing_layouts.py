@@ -9,8 +9,8 @@ import pytest
 
 from ci_service.pipeline.evidence import EvidenceMap
 from ci_service.pipeline.pricing import extract_pricing, number, page_plans, pricing_pages
-from ci_service.pipeline.pricing_store import save_pricing
 from ci_service.pipeline.site import SitePage, SiteSnapshot
+from ci_service.services.collection.pricing_store import save_pricing
 from ci_service.store.db import connection
 from ci_service.store.resources import Offering
 from tests.intel_helpers import competitor

@@ -7,9 +7,14 @@ from __future__ import annotations
 import io
 
 from ci_service.pipeline.evidence import Cite, EvidenceMap
-from ci_service.pipeline.offering_jobs import features_from_text, sheet_items, sheet_lines
-from ci_service.pipeline.products import extract_products, save_products
+from ci_service.pipeline.products import extract_products
 from ci_service.pipeline.site import SitePage, SiteSnapshot, extract_document
+from ci_service.services.collection.offering_jobs import (
+    features_from_text,
+    sheet_items,
+    sheet_lines,
+)
+from ci_service.services.collection.product_store import save_products
 from ci_service.store.db import connection
 from ci_service.store.resources import Offering
 from tests.intel_helpers import competitor

@@ -29,11 +29,11 @@ class Killed(BaseException):
 
 #: where the kill lands: (module, attribute, when, on which call)
 POINTS = {
-    "crawled": ("ci_service.pipeline.competitor_jobs", "stash", "before", 1),
-    "evidence": ("ci_service.pipeline.ingest", "IngestStats.add", "after", 5),
-    "tree": ("ci_service.pipeline.ingest", "link_graph", "before", 1),
-    "people": ("ci_service.pipeline.ingest", "link_news", "before", 1),
-    "products": ("ci_service.pipeline.pricing", "save_pricing", "before", 1),
+    "crawled": ("ci_service.services.collection.competitor_jobs", "stash", "before", 1),
+    "evidence": ("ci_service.services.collection.ingest", "IngestStats.add", "after", 5),
+    "tree": ("ci_service.services.collection.ingest", "link_graph", "before", 1),
+    "people": ("ci_service.services.collection.ingest", "link_news", "before", 1),
+    "products": ("ci_service.services.collection.pricing_store", "save_pricing", "before", 1),
     "pricing": ("ci_service.pipeline.integrations", "extract_supported", "before", 1),
     "matrix": ("ci_service.services.battlecards.cards", "refresh_for_competitor", "before", 1),
     "battlecard": ("ci_service.services.battlecards.cards", "refresh_for_competitor", "after", 1),
@@ -158,7 +158,7 @@ def test_a_product_another_run_made_meanwhile_is_not_made_twice(api, site, monke
     """Two runs of one collect at once (a worker frozen past its lease wakes while the next
     run works): the products step looks the offering up again under the write lock, so a
     stale view of the competitor's offerings creates no second one."""
-    from ci_service.pipeline import product_store
+    from ci_service.services.collection import product_store
 
     rival, _ = add_rival(api, site)
     run_jobs()

@@ -17,7 +17,7 @@ import pytest
 
 from ci_service.services.identity.usage import SharedUsageTracker, UsageTracker, make_tracker
 from ci_service.services.intel import index as intel_index
-from ci_service.services.intel import items as intel
+from ci_service.services.search import intel_search
 from ci_service.store.db import (
     UnsupportedDatabase,
     close_database,
@@ -143,7 +143,7 @@ def test_vector_index_catches_up_with_another_process(make_workspace, backend):
     rival = competitor(ws.id)
     first = evidence(ws.id, rival.id, "https://rival.example/1", "Quokka analytics").item
     with connection():
-        assert [r["id"] for r in intel.search_intel(ws.id, "quokka")] == [first.id]
+        assert [r["id"] for r in intel_search.search_intel(ws.id, "quokka")] == [first.id]
     second = evidence(ws.id, rival.id, "https://rival.example/2", "Wombat storage").item
     # As if another process had written the second item: this process never heard of it.
     index = intel_index.workspace_index(ws.id)
@@ -151,7 +151,7 @@ def test_vector_index_catches_up_with_another_process(make_workspace, backend):
     index.stamp = 0
     assert index.get(second.id) is None
     with connection():
-        found = intel.search_intel(ws.id, "wombat storage")
+        found = intel_search.search_intel(ws.id, "wombat storage")
     assert found[0]["id"] == second.id
     assert index.get(second.id) is not None
     with connection():

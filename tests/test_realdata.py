@@ -68,11 +68,18 @@ def test_feed_date_without_timezone_is_utc():
     assert entries[0].published == datetime(2020, 6, 10, 4, 0, tzinfo=UTC)
 
 
-def test_stored_datetimes_are_fixed_width_and_read_back_for_any_year():
-    for when in (datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 12, 31, 23, 59, tzinfo=UTC)):
-        text = stored_text(when)
-        assert len(text) == len("2020-01-01T00:00:00.000000Z")
-        assert read_stored(text) == when
+@pytest.mark.parametrize(
+    "when",
+    [datetime(1, 1, 1, tzinfo=UTC), datetime(9999, 12, 31, 23, 59, tzinfo=UTC)],
+    ids=["year-1", "year-9999"],
+)
+def test_stored_datetimes_are_fixed_width_and_read_back_for_any_year(when):
+    text = stored_text(when)
+    assert len(text) == len("2020-01-01T00:00:00.000000Z")
+    assert read_stored(text) == when
+
+
+def test_older_and_garbage_stored_datetimes():
     # What an older version wrote for year 1, and garbage: read, or null; never an error.
     assert read_stored("1-01-01T00:00:00.000000Z") == datetime(1, 1, 1, tzinfo=UTC)
     assert read_stored("garbage") is None

@@ -188,6 +188,6 @@ def test_delete_detaches_deals_and_removes_offerings(api):
     ok(api.patch(f"/api/deals/{deal['id']}", json={"dealSize": "$5k"}))
 
 
-def test_missing_competitor_is_404(api):
-    for method in ("get", "patch", "delete"):
-        error(getattr(api, method)("/api/competitors/nope"), 404, "NOT_FOUND")
+@pytest.mark.parametrize("method", ["get", "patch", "delete"])
+def test_missing_competitor_is_404(api, method):
+    error(getattr(api, method)("/api/competitors/nope"), 404, "NOT_FOUND")

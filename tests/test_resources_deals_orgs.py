@@ -35,24 +35,32 @@ def test_create_won_deal_shape(api):
     assert ok(api.get(f"/api/deals/{deal['id']}"))["deal"] == deal
 
 
-def test_lost_deal_needs_an_existing_competitor(api, rival, make_api):
+def test_a_lost_deal_names_its_competitor(api, rival):
     deal = make_deal(api, outcome="LOST", competitorId=rival["id"], dealSize="$10k")
     assert deal["competitorId"] == rival["id"]
-    other = make_api()
-    foreign = make_competitor(other)["competitor"]
-    for body in (
+
+
+@pytest.mark.parametrize(
+    "body",  # RIVAL: this workspace's competitor; FOREIGN: another workspace's
+    [
         {"outcome": "LOST"},
         {"outcome": "LOST", "competitorId": None},
         {"outcome": "LOST", "competitorId": "nope"},
-        {"outcome": "LOST", "competitorId": foreign["id"]},
-        {"outcome": "WON", "competitorId": rival["id"]},
-    ):
-        got = error(
-            api.post("/api/deals", json={"prospectCompanyName": "P", **body}),
-            400,
-            "VALIDATION_ERROR",
-        )
-        assert "competitorId" in got["details"]["fields"], body
+        {"outcome": "LOST", "competitorId": "FOREIGN"},
+        {"outcome": "WON", "competitorId": "RIVAL"},
+    ],
+    ids=["lost-none", "lost-null", "lost-unknown", "lost-foreign", "won-with-one"],
+)
+def test_lost_deal_needs_an_existing_competitor(api, rival, make_api, body):
+    foreign = make_competitor(make_api())["competitor"]
+    ids = {"RIVAL": rival["id"], "FOREIGN": foreign["id"]}
+    body = {k: ids.get(v, v) if isinstance(v, str) else v for k, v in body.items()}
+    got = error(
+        api.post("/api/deals", json={"prospectCompanyName": "P", **body}),
+        400,
+        "VALIDATION_ERROR",
+    )
+    assert "competitorId" in got["details"]["fields"]
 
 
 @pytest.mark.parametrize(

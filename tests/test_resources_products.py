@@ -160,10 +160,10 @@ def test_create_validation(api, path, body, field):
     assert field in body["details"]["fields"]
 
 
-def test_missing_product_is_404(api):
-    for method in ("get", "patch", "delete"):
-        error(getattr(api, method)("/api/products/nope"), 404, "NOT_FOUND")
-        error(getattr(api, method)("/api/offerings/nope"), 404, "NOT_FOUND")
+@pytest.mark.parametrize("path", ["/api/products/nope", "/api/offerings/nope"])
+@pytest.mark.parametrize("method", ["get", "patch", "delete"])
+def test_missing_product_is_404(api, method, path):
+    error(getattr(api, method)(path), 404, "NOT_FOUND")
 
 
 def test_delete_detaches_product_everywhere(make_api):

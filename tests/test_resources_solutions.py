@@ -121,25 +121,28 @@ def test_create_validation(pro, product, make_body, field):
     assert field in got["details"]["fields"]
 
 
-def test_put_validation(pro, product):
+@pytest.mark.parametrize(
+    ("make_body", "field"),
+    [
+        (lambda p: {"categoryMappings": []}, "categoryMappings"),
+        (lambda p: {"categoryMappings": [_mapping(p, weight=2)]}, "categoryMappings.0.weight"),
+        (lambda p: {"productIds": ["nope"]}, "productIds"),
+        (lambda p: {"name": None}, "name"),
+    ],
+)
+def test_put_validation(pro, product, make_body, field):
     solution = make_solution(pro, product["id"])
-    for body, field in (
-        ({"categoryMappings": []}, "categoryMappings"),
-        ({"categoryMappings": [_mapping(product["id"], weight=2)]}, "categoryMappings.0.weight"),
-        ({"productIds": ["nope"]}, "productIds"),
-        ({"name": None}, "name"),
-    ):
-        got = error(pro.put(f"/api/solutions/{solution['id']}", json=body), 400, "VALIDATION_ERROR")
-        assert field in got["details"]["fields"]
+    body = make_body(product["id"])
+    got = error(pro.put(f"/api/solutions/{solution['id']}", json=body), 400, "VALIDATION_ERROR")
+    assert field in got["details"]["fields"]
 
 
-def test_not_found(pro):
-    for call in (
-        lambda: pro.get("/api/solutions/nope"),
-        lambda: pro.put("/api/solutions/nope", json={"name": "x"}),
-        lambda: pro.delete("/api/solutions/nope"),
-    ):
-        error(call(), 404, "NOT_FOUND")
+@pytest.mark.parametrize(
+    ("method", "body"), [("get", None), ("put", {"name": "x"}), ("delete", None)]
+)
+def test_not_found(pro, method, body):
+    send = getattr(pro, method)
+    error(send("/api/solutions/nope", **({"json": body} if body else {})), 404, "NOT_FOUND")
 
 
 def test_delete(pro, product):

@@ -31,7 +31,8 @@ from ci_service.store.jobs import INTERRUPTED_ERROR, INTERRUPTED_STEP, Job
 from ci_service.timeutil import utcnow
 from tests.backends import require_postgres
 from tests.concurrency_support import all_at_once, make_key, starter_creates
-from tests.live import LiveServer, run_cli, wait_for
+from tests.live import LiveServer, run_cli
+from tests.waiting import wait_for
 from tests.worker_live import REPO, WorkerProcess
 
 LEASE_SECONDS = 2

@@ -12,7 +12,8 @@ from ci_service.store.db import connection
 from ci_service.store.jobs import Job
 from ci_service.store.resources import Organization
 from ci_service.timeutil import utcnow
-from tests.jobs_support import competitor, wait_for
+from tests.jobs_support import competitor
+from tests.waiting import wait_for
 
 pytest_plugins = ["tests.jobs_fixtures"]
 

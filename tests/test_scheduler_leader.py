@@ -15,7 +15,8 @@ from ci_service.jobs.leadership import Leadership, bound_database_url
 from ci_service.jobs.scheduler import SCAN_JOB_ID, Scheduler
 from ci_service.store.jobs import Job
 from tests.backends import admin_url
-from tests.jobs_support import competitor, wait_for
+from tests.jobs_support import competitor
+from tests.waiting import wait_for
 from tests.worker_live import WorkerProcess
 
 

@@ -16,7 +16,7 @@ import pytest
 
 from ci_service.jobs.leadership import Leadership
 from ci_service.jobs.scheduler import SCAN_JOB_ID, Scheduler
-from tests.jobs_support import wait_for
+from tests.waiting import wait_for
 from tests.worker_live import WorkerProcess
 
 LEASE = 30.0

@@ -101,11 +101,13 @@ def test_twenty_results_at_most_filled_in_order(make_api):
     assert product
 
 
-def test_query_validation(make_api):
+@pytest.mark.parametrize(
+    "query", [{}, {"q": ""}, {"q": " a "}, {"q": "x" * 501}], ids=["none", "empty", "one", "long"]
+)
+def test_query_validation(make_api, query):
     api = make_api()
-    for query in ({}, {"q": ""}, {"q": " a "}, {"q": "x" * 501}):
-        body = error(api.get("/api/search", query_string=query), 400, "VALIDATION_ERROR")
-        assert "q" in body["details"]["fields"]
+    body = error(api.get("/api/search", query_string=query), 400, "VALIDATION_ERROR")
+    assert "q" in body["details"]["fields"]
 
 
 @pytest.mark.parametrize(
@@ -122,12 +124,23 @@ def test_fts_syntax_never_errors(make_api, query):
         assert len(query.replace("\x00", "").strip()) < 2
 
 
-def test_special_characters_match_literally(make_api):
+@pytest.fixture
+def odd_and_plain(make_api):
+    """(api, id of a competitor named with FTS and LIKE operators); a plain one beside it."""
     api = make_api()
     odd = make_competitor(api, name='Odd "(name)*" -NEAR: 100%_', url="https://odd.example")
     make_competitor(api, name="Plain", url="https://plain.example")
-    for query in ('"(name)*"', "-NEAR:", "100%_", "%_", '"(', "(n"):
-        assert [r["id"] for r in search(api, query)] == [odd["competitor"]["id"]], query
+    return api, odd["competitor"]["id"]
+
+
+@pytest.mark.parametrize("query", ['"(name)*"', "-NEAR:", "100%_", "%_", '"(', "(n"])
+def test_special_characters_match_literally(odd_and_plain, query):
+    api, odd = odd_and_plain
+    assert [r["id"] for r in search(api, query)] == [odd]
+
+
+def test_percent_is_a_character_not_a_wildcard(odd_and_plain):
+    api, _ = odd_and_plain
     assert search(api, "0%") and search(api, "%x") == []
 
 

@@ -10,8 +10,8 @@ from ci_service.jobs import scheduler as scheduler_module
 from ci_service.services.intel import items as intel
 from ci_service.services.search import upkeep as search_upkeep
 from ci_service.store.db import connection, is_postgres
-from tests.jobs_support import wait_for
 from tests.resource_helpers import make_competitor, ok
+from tests.waiting import wait_for
 
 
 def search(api, q):
@@ -94,6 +94,7 @@ def test_upkeep_failure_is_logged_not_raised(app, monkeypatch, caplog):
     def broken(**_kwargs):
         raise RuntimeError("disk on fire")
 
-    monkeypatch.setattr(search_upkeep, "optimize_indexes", broken)
+    # The scheduler calls the work ci_service.services provided at load (scheduler.provide).
+    monkeypatch.setitem(scheduler_module._WORK, "upkeep", broken)
     assert scheduler_module.search_index_upkeep() == {}
     assert "search index upkeep failed" in caplog.text

@@ -303,22 +303,25 @@ def test_send_test_through_the_delivery_service_queues_its_job(api):
     assert len(jobs) == 1
 
 
-def test_another_workspaces_subscription_is_404(api, make_api):
+@pytest.mark.parametrize(
+    ("method", "tail"),
+    [
+        ("get", ""),
+        ("patch", ""),
+        ("delete", ""),
+        ("post", "/rotate-secret"),
+        ("post", "/test"),
+        ("get", "/deliveries"),
+    ],
+)
+def test_another_workspaces_subscription_is_404(api, make_api, method, tail):
     other = make_api()
     theirs = create(other, webhook())["subscription"]["id"]
     base = f"/api/subscriptions/{theirs}"
-    for method, path in [
-        ("get", base),
-        ("patch", base),
-        ("delete", base),
-        ("post", f"{base}/rotate-secret"),
-        ("post", f"{base}/test"),
-        ("get", f"{base}/deliveries"),
-    ]:
-        kwargs = {"json": {"name": "Hijack"}} if method == "patch" else {}
-        answer = getattr(api, method)(path, **kwargs)
-        assert answer.status_code == 404, (method, path)
-        assert answer.get_json()["error"]["code"] == "NOT_FOUND"
+    kwargs = {"json": {"name": "Hijack"}} if method == "patch" else {}
+    answer = getattr(api, method)(base + tail, **kwargs)
+    assert answer.status_code == 404
+    assert answer.get_json()["error"]["code"] == "NOT_FOUND"
     assert api.get("/api/subscriptions").get_json() == {"subscriptions": []}
     assert other.get(base).get_json()["subscription"]["name"] == "Pricing hook"
 

@@ -17,7 +17,7 @@ from ci_service.store.db import connection
 from ci_service.store.intel import IntelEmbedding
 from tests.intel_helpers import competitor, evidence
 
-SCRIPT = Path(__file__).resolve().parent.parent / "scripts" / "vector_recall.py"
+SCRIPT = Path(__file__).resolve().parent.parent / "bench" / "vector_recall.py"
 
 
 def load_recall_script():
@@ -112,7 +112,7 @@ def test_intel_index_holds_the_stored_vectors_as_int8(items, monkeypatch):
     ws, rows = items
     monkeypatch.setattr(intel_index, "_LOAD_CHUNK", 2)  # several batches (pages on PG)
     with connection():
-        intel.search_intel(ws.id, "analytics")
+        intel_search.search_intel(ws.id, "analytics")
         stored = {
             e.item_id: intel_index.from_bytes(e.vector)
             for e in IntelEmbedding.select().where(IntelEmbedding.workspace == ws.id)
@@ -131,14 +131,14 @@ def test_document_frequencies_are_cached_until_the_items_change(items, monkeypat
         intel_search, "_document_frequency", lambda word: counted.append(word) or real(word)
     )
     with connection():
-        intel.search_intel(ws.id, "quokka partnership")
-        intel.search_intel(ws.id, "quokka partnership")
+        intel_search.search_intel(ws.id, "quokka partnership")
+        intel_search.search_intel(ws.id, "quokka partnership")
         assert counted.count("quokka") == 1  # the second search used the cache
         note = intel.create_note(ws.id, {"content": "Quokka partnership rumours"}, user_id=None)
-        found = intel.search_intel(ws.id, "quokka partnership")
+        found = intel_search.search_intel(ws.id, "quokka partnership")
         assert counted.count("quokka") == 2 and found[0]["id"] == note.id
         intel.delete_intel(ws.id, note.id)  # max(seq) stays: this process's write counts
-        intel.search_intel(ws.id, "quokka partnership")
+        intel_search.search_intel(ws.id, "quokka partnership")
         assert counted.count("quokka") == 3
         assert intel_search._document_frequency("quokka") == 0
 

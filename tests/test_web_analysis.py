@@ -70,14 +70,19 @@ def two_rivals(make_web):
 # -- matrix ------------------------------------------------------------------------------
 
 
-def test_matrix_page_shows_the_cells_of_the_api_for_the_same_query(two_rivals):
+@pytest.mark.parametrize("query", ["", "productId={product}", "competitorIds={other}"])
+def test_matrix_page_shows_the_cells_of_the_api_for_the_same_query(two_rivals, query):
     web, product, rival, other, _ = two_rivals
-    for query in ("", f"productId={product['id']}", f"competitorIds={other['id']}"):
-        text = html(web.get(f"/matrix?{query}"))
-        body = ok(web.api.get(f"/api/matrix?{query}"))
-        assert page_statuses(text) == api_statuses(body) and api_statuses(body)
-        for category in body["categories"]:
-            assert f'data-category="{category["id"]}"' in text
+    query = query.format(product=product["id"], other=other["id"])
+    text = html(web.get(f"/matrix?{query}"))
+    body = ok(web.api.get(f"/api/matrix?{query}"))
+    assert page_statuses(text) == api_statuses(body) and api_statuses(body)
+    for category in body["categories"]:
+        assert f'data-category="{category["id"]}"' in text
+
+
+def test_matrix_page_shows_superior_and_inferior_cells(two_rivals):
+    web, product, rival, _, _ = two_rivals
     statuses = page_statuses(html(web.get(f"/matrix?productId={product['id']}")))
     assert statuses[("security-compliance", rival["id"])] == "SUPERIOR"
     assert statuses[("analytics-reporting", rival["id"])] == "INFERIOR"
@@ -131,12 +136,12 @@ def test_matrix_cell_opens_its_summary_and_evidence(two_rivals):
     assert "https://rival.example/security" in links
 
 
-def test_matrix_needs_the_pro_plan(make_web):
+@pytest.mark.parametrize("path", ["/matrix", "/matrix/solutions"])
+def test_matrix_needs_the_pro_plan(make_web, path):
     web = make_web(plan="STARTER")
-    for path in ("/matrix", "/matrix/solutions"):
-        text = html(web.get(path), 403)
-        assert "Upgrade needed" in text and "PRO" in text
-    assert web.api.get("/api/matrix").status_code == 403  # as REST
+    text = html(web.get(path), 403)
+    assert "Upgrade needed" in text and "PRO" in text
+    assert web.api.get(path.replace("/matrix", "/api/matrix", 1)).status_code == 403  # as REST
 
 
 def test_matrix_escapes_hostile_names_and_links(make_web):

@@ -214,13 +214,14 @@ def test_an_invite_for_someone_with_a_password_needs_that_password(web, make_wor
     assert right.status_code == 302
 
 
-def test_pages_carry_a_strict_content_security_policy(web, app):
-    for response in (web.get("/"), app.test_client().get("/signin")):
-        policy = response.headers["Content-Security-Policy"]
-        assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy
-        assert "frame-ancestors 'none'" in policy
-        assert response.headers["X-Frame-Options"] == "DENY"
-        assert response.headers["X-Content-Type-Options"] == "nosniff"
+@pytest.mark.parametrize("signed_in", [True, False], ids=["home-signed-in", "signin-page"])
+def test_pages_carry_a_strict_content_security_policy(web, app, signed_in):
+    response = web.get("/") if signed_in else app.test_client().get("/signin")
+    policy = response.headers["Content-Security-Policy"]
+    assert "script-src 'self'" in policy and "'unsafe-inline'" not in policy
+    assert "frame-ancestors 'none'" in policy
+    assert response.headers["X-Frame-Options"] == "DENY"
+    assert response.headers["X-Content-Type-Options"] == "nosniff"
 
 
 def test_browsers_get_an_html_404_and_scripts_keep_json(web):

@@ -114,21 +114,33 @@ def test_markdown_textarea_is_the_export(seeded):
     assert web.get(f"/battlecards/{card_id}/export?format=pdf").status_code == 400
 
 
-def test_print_stylesheet_fits_the_card_on_paper():
+def print_stylesheet() -> tuple[str, str]:
+    """battlecard.css, and its part from ``@media print`` on."""
     from ci_service.web.pages import bp
 
     text = (Path(bp.static_folder) / "battlecard.css").read_text()
-    assert "@media print" in text and "@page" in text and "column-count: 2" in text
-    printed = text.split("@media print", 1)[1]
-    for hidden in (
+    return text, text.split("@media print", 1)[-1]
+
+
+@pytest.mark.parametrize(
+    "hidden",
+    [
         ".bc-toolbar",
         ".bc-edit",
         ".bc-evidence > summary",
         ".bc-quotes",
         ".bc-markdown",
         ".no-print",
-    ):
-        assert hidden in printed.split("display: none")[0], hidden
+    ],
+)
+def test_print_hides_what_only_the_screen_needs(hidden):
+    _, printed = print_stylesheet()
+    assert hidden in printed.split("display: none")[0]
+
+
+def test_print_stylesheet_fits_the_card_on_paper():
+    text, printed = print_stylesheet()
+    assert "@media print" in text and "@page" in text and "column-count: 2" in text
     # every tile expanded: the disclosures' bodies (descriptions) print while closed
     assert ".bc-evidence::details-content { content-visibility: visible" in printed
 
@@ -237,18 +249,25 @@ def test_missing_csrf_is_400_and_changes_nothing(seeded):
     assert read(web, card_id)["battlecard"]["edits"] == []
 
 
-def test_another_workspaces_card_is_the_404_page(seeded, make_web):
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/battlecards/{card}",
+        "/battlecards/{card}/status.json",
+        "/battlecards/{card}/export?format=markdown",
+        "/battlecards/missing",
+    ],
+)
+def test_another_workspaces_card_is_the_404_page(seeded, make_web, path):
+    _, card_id, _, _ = seeded
+    answer = make_web().get(path.format(card=card_id))
+    assert answer.status_code == 404
+    assert "not in your workspace" in text_of(answer)
+
+
+def test_another_workspaces_card_cannot_be_edited_or_exported(seeded, make_web):
     _, card_id, _, _ = seeded
     stranger = make_web()
-    for path in (
-        f"/battlecards/{card_id}",
-        f"/battlecards/{card_id}/status.json",
-        f"/battlecards/{card_id}/export?format=markdown",
-        "/battlecards/missing",
-    ):
-        answer = stranger.get(path)
-        assert answer.status_code == 404, path
-        assert "not in your workspace" in text_of(answer), path
     form = {"section": "whyWeWin", "index": "0", "title": "Hijacked"}
     assert (
         stranger.post_form(f"/battlecards/{card_id}/edit", form, csrf_from="/").status_code == 404

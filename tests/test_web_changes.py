@@ -261,12 +261,16 @@ def test_a_page_change_whose_versions_are_gone_shows_its_passages(world):
     assert "no longer stored" in body and "<ins>Pro costs $59 per user per month.</ins>" in body
 
 
-def test_another_workspaces_change_and_a_missing_one_are_the_404_page(world, make_web):
+@pytest.mark.parametrize("path", ["/changes/{page}", "/changes/no-such-event"])
+def test_another_workspaces_change_and_a_missing_one_are_the_404_page(world, make_web, path):
     stranger = make_web()
-    for path in (f"/changes/{world['page']}", "/changes/no-such-event"):
-        answer = stranger.get(path)
-        assert answer.status_code == 404
-        assert "not in your workspace" in text(answer) and "Acme" not in text(answer)
+    answer = stranger.get(path.format(page=world["page"]))
+    assert answer.status_code == 404
+    assert "not in your workspace" in text(answer) and "Acme" not in text(answer)
+
+
+def test_another_workspaces_changes_cannot_be_marked_read_or_listed(world, make_web):
+    stranger = make_web()
     toggled = stranger.post_form(f"/changes/{world['page']}/read", {"read": "1"}, csrf_from="/")
     assert toggled.status_code == 404
     assert stranger.get(f"/changes?competitorId={world['acme']}").status_code == 404

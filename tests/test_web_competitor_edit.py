@@ -113,17 +113,18 @@ def test_viewer_has_no_edit_or_delete(web, make_web):
     assert [c["name"] for c in listed(web)] == ["Globex"]
 
 
-def test_another_workspaces_competitor_is_the_404_page(web, make_web):
+@pytest.mark.parametrize("action", ["edit", "delete"])
+def test_another_workspaces_competitor_is_the_404_page(web, make_web, action):
     cid = add_competitor(web)
     other = make_web()
-    for path in (f"/competitors/{cid}/edit", f"/competitors/{cid}/delete"):
-        answer = other.get(path)
-        assert answer.status_code == 404 and "not in your workspace" in text(answer), path
-        assert "Globex" not in text(answer)
-        posted = other.post_form(
-            path, {"name": "Mine now", "websiteUrl": "https://m.example"}, csrf_from="/"
-        )
-        assert posted.status_code == 404, path
+    path = f"/competitors/{cid}/{action}"
+    answer = other.get(path)
+    assert answer.status_code == 404 and "not in your workspace" in text(answer)
+    assert "Globex" not in text(answer)
+    posted = other.post_form(
+        path, {"name": "Mine now", "websiteUrl": "https://m.example"}, csrf_from="/"
+    )
+    assert posted.status_code == 404
     assert other.get("/competitors/nope/edit").status_code == 404
     assert competitor_of(web, cid)["name"] == "Globex"
 

@@ -144,19 +144,21 @@ def test_tabs_are_links_with_the_current_one_marked(web):
         assert bool(css(page, "#summary")) == (tab == "summary")
 
 
-def test_edit_and_delete_links_when_those_pages_exist(web, app):
+@pytest.mark.parametrize(
+    ("endpoint", "label"), [("edit_competitor", "Edit"), ("delete_competitor", "Delete")]
+)
+def test_edit_and_delete_links_when_those_pages_exist(web, app, endpoint, label):
     cid = add_competitor(web)
     page = doc(web.get(f"/competitors/{cid}"))
-    for endpoint, label in (("edit_competitor", "Edit"), ("delete_competitor", "Delete")):
-        links = page.xpath(f"//div[@class='cp-actions']//a[normalize-space()='{label}']")
-        if f"pages.{endpoint}" in app.view_functions:
-            assert links, label
-            with app.test_request_context():
-                from flask import url_for
+    links = page.xpath(f"//div[@class='cp-actions']//a[normalize-space()='{label}']")
+    if f"pages.{endpoint}" in app.view_functions:
+        assert links
+        with app.test_request_context():
+            from flask import url_for
 
-                assert links[0].get("href") == url_for(f"pages.{endpoint}", competitor_id=cid)
-        else:
-            assert not links, label
+            assert links[0].get("href") == url_for(f"pages.{endpoint}", competitor_id=cid)
+    else:
+        assert not links
 
 
 # -- news and the intel timeline, paged ------------------------------------------------------
@@ -294,8 +296,14 @@ def test_pending_badge_and_live_regions_for_live_js(web):
     assert page.xpath("//script[contains(@src, '/static/live.js')]")
     # The collect job runs: its progress widget sits in the jobs region.
     assert css(page, "[data-live-region=jobs] [data-progress-url]")
-    for status in ("PROCESSING", "COMPLETE", "ERROR"):
-        set_status(cid, status)
-        badge = css(doc(web.get(f"/competitors/{cid}")), "h1 .badge")[0]
-        assert badge.text_content() == status
-        assert (badge.get("data-live-pending") is not None) == (status == "PROCESSING")
+
+
+@pytest.mark.parametrize(
+    ("status", "pending"), [("PROCESSING", True), ("COMPLETE", False), ("ERROR", False)]
+)
+def test_the_badge_shows_the_status_and_whether_live_js_waits(web, status, pending):
+    cid = add_competitor(web)
+    set_status(cid, status)
+    badge = css(doc(web.get(f"/competitors/{cid}")), "h1 .badge")[0]
+    assert badge.text_content() == status
+    assert (badge.get("data-live-pending") is not None) == pending

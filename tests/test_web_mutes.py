@@ -1,5 +1,5 @@
 """Settings → Alerts, Muted: the workspace's mutes in words with who made them, Unmute where
-the person may remove one (as ``services.mutes``), a mute for a subscription from a form,
+the person may remove one (as ``services.alerts.mutes``), a mute for a subscription from a form,
 another workspace's mute a 404, and a VIEWER who reads but changes nothing."""
 
 from __future__ import annotations

@@ -464,8 +464,6 @@ def test_another_workspaces_ids_are_the_404_page(web, make_web):
         assert answer.status_code == 404, path
         assert "not in your workspace" in text(answer)
         assert "Globex" not in text(answer)
-    for path in ("/competitors/nope", "/intel/nope", "/jobs/nope", "/jobs/nope/progress.json"):
-        assert other.get(path).status_code == 404, path
     posts = [
         f"/competitors/{seeded['id']}/refresh",
         f"/competitors/{seeded['id']}/battlecards",
@@ -477,6 +475,13 @@ def test_another_workspaces_ids_are_the_404_page(web, make_web):
         assert answer.status_code == 404, path
     assert web.api.get(f"/api/jobs/{job['id']}").json["job"]["status"] == "running"
     assert len(web.api.get(f"/api/jobs?competitorId={seeded['id']}").json["jobs"]) == 1
+
+
+@pytest.mark.parametrize(
+    "path", ["/competitors/nope", "/intel/nope", "/jobs/nope", "/jobs/nope/progress.json"]
+)
+def test_unknown_ids_are_the_404_page(web, path):
+    assert web.get(path).status_code == 404
 
 
 def test_hostile_names_and_crawled_text_are_escaped(web):
@@ -541,7 +546,15 @@ def test_posts_without_csrf_are_400(web, path):
     assert len(web.api.get("/api/jobs").json["jobs"]) == 1
 
 
-def test_news_shows_newest_first_by_the_date_the_page_states(web):
+@pytest.mark.parametrize(
+    ("path", "section"),
+    [
+        ("/", "<h2>Latest changes</h2>"),
+        ("/competitors/{cid}", 'id="latest-news"'),
+        ("/competitors/{cid}?tab=news", 'id="news"'),
+    ],
+)
+def test_news_shows_newest_first_by_the_date_the_page_states(web, path, section):
     """A collect stores a site's news newest first, so the newest stored item is the oldest
     post: the home page and the competitor page order news by the stated date."""
     from datetime import UTC, datetime
@@ -559,16 +572,10 @@ def test_news_shows_newest_first_by_the_date_the_page_states(web):
                 published_at=datetime(2019, 5, day, tzinfo=UTC),
                 page_kind="post",
             )
-    sections = (
-        ("/", "<h2>Latest changes</h2>"),
-        (f"/competitors/{cid}", 'id="latest-news"'),
-        (f"/competitors/{cid}?tab=news", 'id="news"'),
-    )
-    for path, section in sections:
-        body = text(web.get(path)).split(section, 1)[1]
-        positions = [body.index(t) for t in ("Newest post", "Middle post", "Oldest post")]
-        assert positions == sorted(positions), path
-        assert "2019-05-20" in body
+    body = text(web.get(path.format(cid=cid))).split(section, 1)[1]
+    positions = [body.index(t) for t in ("Newest post", "Middle post", "Oldest post")]
+    assert positions == sorted(positions)
+    assert "2019-05-20" in body
 
 
 def test_intel_page_shows_the_page_kind(web):

@@ -169,13 +169,13 @@ def test_delete_a_product(web):
     assert web.get(f"/settings/products/{product_id}").status_code == 404
 
 
-def test_product_text_is_escaped(web):
+@pytest.mark.parametrize("path", ["/settings/products", "/settings/products/{product}"])
+def test_product_text_is_escaped(web, path):
     product_id = new_product(
         web, name=HOSTILE, features=[{"name": HOSTILE, "description": HOSTILE}]
     )
-    for path in ("/settings/products", f"/settings/products/{product_id}"):
-        body = text(web.get(path))
-        assert HOSTILE not in body and "&lt;script&gt;" in body
+    body = text(web.get(path.format(product=product_id)))
+    assert HOSTILE not in body and "&lt;script&gt;" in body
 
 
 def test_another_workspaces_product_is_the_404_page(web, make_web):
@@ -196,7 +196,9 @@ def test_another_workspaces_product_is_the_404_page(web, make_web):
 # -- roles and plans ------------------------------------------------------------------------
 
 
-def test_a_viewer_reads_settings_without_write_forms(web, make_web, make_workspace):
+@pytest.fixture
+def viewer_of(web, make_web):
+    """(a VIEWER of ``web``'s workspace, the id of a product the OWNER added there)."""
     from ci_service.store.db import connection
     from ci_service.store.identity import Workspace
 
@@ -204,32 +206,53 @@ def test_a_viewer_reads_settings_without_write_forms(web, make_web, make_workspa
         workspace = Workspace.get_by_id(web.workspace_id)
     viewer = make_web(workspace=workspace, role="VIEWER")
     web.post_form("/settings", {"name": "Acme"})
-    product_id = new_product(web)
-    for path in ("/settings", "/settings/products", f"/settings/products/{product_id}"):
-        page = viewer.get(path)
-        body = text(page)
-        assert page.status_code == 200, path
-        assert 'method="post" action="/settings' not in body, path
-        assert "<textarea" not in body and "Delete" not in body, path
+    return viewer, new_product(web)
+
+
+@pytest.mark.parametrize(
+    "path", ["/settings", "/settings/products", "/settings/products/{product}"]
+)
+def test_a_viewer_reads_settings_without_write_forms(viewer_of, path):
+    viewer, product_id = viewer_of
+    page = viewer.get(path.format(product=product_id))
+    body = text(page)
+    assert page.status_code == 200
+    assert 'method="post" action="/settings' not in body
+    assert "<textarea" not in body and "Delete" not in body
+
+
+def test_a_viewer_sees_the_products_but_no_link_to_people(viewer_of):
+    viewer, _ = viewer_of
     assert "Atlas" in text(viewer.get("/settings/products"))
     assert 'href="/settings/users"' not in text(viewer.get("/settings"))
-    for path, data in (
+
+
+@pytest.mark.parametrize(
+    ("path", "data"),
+    [
         ("/settings", {"name": "Changed"}),
         ("/settings/products", PRODUCT_FORM),
-        (f"/settings/products/{product_id}", PRODUCT_FORM),
-        (f"/settings/products/{product_id}/delete", {}),
-    ):
-        assert viewer.post_form(path, data, csrf_from="/settings").status_code == 403, path
+        ("/settings/products/{product}", PRODUCT_FORM),
+        ("/settings/products/{product}/delete", {}),
+    ],
+)
+def test_a_viewers_settings_posts_are_refused(web, viewer_of, path, data):
+    viewer, product_id = viewer_of
+    posted = viewer.post_form(path.format(product=product_id), data, csrf_from="/settings")
+    assert posted.status_code == 403
     assert web.api.get(f"/api/products/{product_id}").status_code == 200
+
+
+@pytest.mark.parametrize("path", ["/settings/users", "/settings/keys"])
+def test_an_editor_may_not_open_people_or_keys(make_web, path):
+    page = make_web(role="EDITOR").get(path)
+    assert page.status_code == 403 and "Not allowed" in text(page)
 
 
 def test_an_editor_edits_products_but_not_people_or_keys(make_web):
     editor = make_web(role="EDITOR")
     assert editor.post_form("/settings/products", PRODUCT_FORM).status_code == 302
     assert "Add the product" in text(editor.get("/settings/products"))
-    for path in ("/settings/users", "/settings/keys"):
-        page = editor.get(path)
-        assert page.status_code == 403 and "Not allowed" in text(page), path
     assert (
         editor.post_form(
             "/settings/users/invite", {"email": "x@example.com", "role": "VIEWER"}, csrf_from="/"
@@ -387,13 +410,13 @@ def test_an_admin_cannot_grant_or_take_owner(web, make_web):
     assert web.get("/settings/users").status_code == 200  # still OWNER
 
 
-def test_another_workspaces_user_is_the_404_page(web, make_web):
+@pytest.mark.parametrize(("action", "data"), [("role", {"role": "VIEWER"}), ("remove", {})])
+def test_another_workspaces_user_is_the_404_page(web, make_web, action, data):
     other = make_web()
-    for action, data in (("role", {"role": "VIEWER"}), ("remove", {})):
-        answer = web.post_form(
-            f"/settings/users/{other.user_id}/{action}", data, csrf_from="/settings/users"
-        )
-        assert answer.status_code == 404, action
+    answer = web.post_form(
+        f"/settings/users/{other.user_id}/{action}", data, csrf_from="/settings/users"
+    )
+    assert answer.status_code == 404
     assert other.get("/settings/users").status_code == 200
 
 

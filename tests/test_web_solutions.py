@@ -260,10 +260,10 @@ def test_another_workspaces_solution_is_404_on_every_page_and_post(team, make_we
     assert "unknown product ids" in html(answer, 400)
 
 
-def test_solution_pages_need_the_pro_plan(make_web):
+@pytest.mark.parametrize("path", ["/solutions", "/solutions/new"])
+def test_solution_pages_need_the_pro_plan(make_web, path):
     web = make_web(plan="STARTER")
-    for path in ("/solutions", "/solutions/new"):
-        assert "Upgrade needed" in html(web.get(path), 403)
+    assert "Upgrade needed" in html(web.get(path), 403)
 
 
 # -- the matrix pages' empty states ------------------------------------------------------

@@ -9,14 +9,13 @@ on stderr; ``wait_for_line(pattern)`` waits for a later one; ``kill()`` is the c
 from __future__ import annotations
 
 import os
-import queue
 import re
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.live import ChildProcess
+from tests.waiting import wait_for
 
 REPO = Path(__file__).resolve().parent.parent
 READY = re.compile(r"worker ready: (\d+) threads.*\(pid (\d+)\)")
@@ -37,7 +36,6 @@ class WorkerProcess(ChildProcess):
         }
         self.process: subprocess.Popen | None = None
         self.lines: list[str] = []
-        self._new: queue.Queue[str] = queue.Queue()
         self._seen = 0  # lines already searched by wait_for_line
 
     @property
@@ -46,35 +44,31 @@ class WorkerProcess(ChildProcess):
         return self.process.pid
 
     def start(self, timeout: float = 30) -> WorkerProcess:
-        self._spawn(self.command, self._read_line, cwd=str(REPO))
+        self._spawn(self.command, self.lines.append, cwd=str(REPO))
         self.wait_for_line(READY, timeout)
         return self
-
-    def _read_line(self, line: str) -> None:
-        self.lines.append(line)
-        self._new.put(line)
 
     def wait_for_line(self, pattern: str | re.Pattern, timeout: float = 20) -> re.Match:
         """The first line (not matched by an earlier wait) that matches ``pattern``."""
         pattern = re.compile(pattern) if isinstance(pattern, str) else pattern
-        deadline = time.monotonic() + timeout
-        while True:
+
+        def next_match() -> re.Match | None:
+            # Every line is in self.lines once the process ended and its pipe was read.
+            ended = self.process.poll() is not None and not self._pump.is_alive()
             while self._seen < len(self.lines):
                 match = pattern.search(self.lines[self._seen])
                 self._seen += 1
                 if match:
                     return match
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or (self.process.poll() is not None and self._new.empty()):
-                self.kill()
-                raise AssertionError(
-                    f"no line matching {pattern.pattern!r} within {timeout}s:\n"
-                    + "".join(self.lines)
-                )
-            try:
-                self._new.get(timeout=min(remaining, 0.2))
-            except queue.Empty:
-                continue
+            if ended:
+                raise AssertionError(f"the process ended ({self.process.returncode})")
+            return None
+
+        try:
+            return wait_for(next_match, timeout, 0.02, f"a line matching {pattern.pattern!r}")
+        except AssertionError as exc:
+            self.kill()
+            raise AssertionError(f"{exc}:\n" + "".join(self.lines)) from None
 
     def count(self, pattern: str) -> int:
         return sum(1 for line in list(self.lines) if re.search(pattern, line))

@@ -1,5 +1,5 @@
 """``ci-service alerts``: subscriptions to change events, for the operator (a thin layer over
-``services.subscriptions``; the operator may manage every subscription).
+``services.alerts.subscriptions``; the operator may manage every subscription).
 
 Example::
 
@@ -18,9 +18,8 @@ import click
 
 from ci_service.cli.common import emit_json, emit_table, service_errors
 from ci_service.cli.mutes import alerts_mute, alerts_mutes, alerts_unmute
-from ci_service.services.alerts.events import EVENT_TYPES
 from ci_service.store.alerts import CHANNELS, DIGESTS, SCOPES
-from ci_service.store.events import IMPORTANCE
+from ci_service.store.events import EVENT_TYPES, IMPORTANCE
 
 
 @click.group()

@@ -1,5 +1,5 @@
 """``ci-service jobs``: follow and cancel background jobs (a thin layer over
-``services.jobs``).
+``services.workspace.jobs``).
 
 Example::
 
@@ -62,7 +62,7 @@ def jobs_show(state, job_id, as_json):
 
     Example: ci-service jobs show 4f9c...
     """
-    from ci_service.jobs.watch import describe
+    from ci_service.cli.job_views import describe
     from ci_service.services.workspace import jobs as job_service
 
     state.open()
@@ -86,7 +86,7 @@ def jobs_watch(state, job_id, interval, timeout):
 
     Example: ci-service jobs watch 4f9c... --timeout 600
     """
-    from ci_service.jobs.watch import watch
+    from ci_service.cli.job_views import watch
 
     state.open()
     sys.exit(watch(job_id, interval=interval, timeout=timeout))

@@ -1,5 +1,5 @@
 """``ci-service keys``: mint, list and revoke API keys (a thin layer over
-``services.apikeys``).
+``services.identity.api_keys``).
 
 Example::
 

@@ -1,5 +1,5 @@
 """``ci-service alerts mute|mutes|unmute``: muted pages and event types, for the operator (a
-thin layer over ``services.mutes``; the operator may manage every mute). The ``alerts`` group
+thin layer over ``services.alerts.mutes``; the operator may manage every mute). The ``alerts`` group
 (cli/alerts.py) adds these commands: this module does not know it.
 
 Example::
@@ -16,7 +16,7 @@ from __future__ import annotations
 import click
 
 from ci_service.cli.common import emit_json, emit_table, service_errors
-from ci_service.services.alerts.events import EVENT_TYPES
+from ci_service.store.events import EVENT_TYPES
 
 
 @click.command("mute")

@@ -1,5 +1,5 @@
 """``ci-service oauth``: MCP clients connected to the tool server with OAuth (issue 17), a
-thin layer over ``services.oauth_tokens`` and ``services.oauth_clients``.
+thin layer over ``services.identity.oauth_tokens`` and ``services.identity.oauth_clients``.
 
 Example::
 

@@ -38,7 +38,7 @@ def _warm_up_imports() -> None:
     import numpy  # noqa: F401
 
     import ci_service.services.alerts.delivery  # noqa: F401
-    import ci_service.web.oauth_server  # noqa: F401  (Authlib, joserfc)
+    import ci_service.web.oauth.server  # noqa: F401  (Authlib, joserfc)
 
 
 @click.command()
@@ -179,6 +179,8 @@ def worker(state, workers, no_scheduler):
     import os
     import threading
 
+    # Loading the services registers every job type's steps, hooks and scheduled work.
+    import ci_service.services  # noqa: F401
     from ci_service.jobs.background import start_background
     from ci_service.store.backup import hold_open
     from ci_service.store.db import close_database

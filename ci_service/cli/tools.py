@@ -54,7 +54,7 @@ def tools_list(as_json):
 
     Example: ci-service tools list
     """
-    from ci_service.mcp.tools import list_tools
+    from ci_service.mcp.catalog import list_tools
 
     described = [t.describe() for t in list_tools()]
     if as_json:

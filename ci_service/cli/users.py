@@ -1,5 +1,5 @@
 """``ci-service users``: people who sign in to the web app (a thin layer over
-``services.people``).
+``services.identity.users``).
 
 Example::
 

@@ -1,5 +1,5 @@
 """``ci-service workspaces``: create and list workspaces (a thin layer over
-``services.workspaces``).
+``services.workspace.workspaces``).
 
 Example::
 

@@ -3,7 +3,7 @@
 ``VectorIndex`` keeps the vectors of one workspace in a dense matrix (rows are
 L2-normalised on insert, so cosine similarity is a dot product) and answers top-k queries
 by brute force: one matrix-vector product plus ``np.argpartition``. At 100k × 256 that is
-about 10 ms on this project's reference machine (see scripts/bench_vector_index.py),
+about 10 ms on this project's reference machine (see bench/vector_index.py),
 which is why no ANN library or sqlite extension is needed.
 
 Storage (``storage=``): ``"float32"`` (the default; exact) or ``"int8"``: each normalised
@@ -12,7 +12,7 @@ row quantised to int8 with its own scale (``max |x| / 127``), a quarter of the m
 ``SCORE_CHUNK`` rows (each chunk converted, multiplied, then scaled), which is also faster
 than the float32 product since it reads a quarter of the bytes. The rounding error of a
 score is below 0.005; recall@10 against float32 is measured by
-``scripts/vector_recall.py`` and checked by tests/test_vector_compact.py (issue 16).
+``bench/vector_recall.py`` and checked by tests/test_vector_compact.py (issue 16).
 
 * Capacity grows geometrically (×1.5, at least the needed size), so inserts are amortised
   O(d) and never ``np.vstack`` the whole matrix.

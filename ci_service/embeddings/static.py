@@ -18,7 +18,7 @@ BertNormalizer + BertPreTokenizer + WordPiece) in pure Python:
 
 One deliberate difference: Python's ``str.split`` finds the whitespace, so U+2028/U+2029,
 U+0085 and the ASCII separators U+001C-U+001F split words where BERT would drop or keep
-them. scripts/compare_static_vs_minilm.py checks parity with the reference tokenizer.
+them. bench/static_vs_minilm.py checks parity with the reference tokenizer.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from flask import Flask
 
-from ci_service.jobs import lifecycle
+from ci_service.jobs import lifecycle, registry
 from ci_service.jobs.leadership import bound_database_url
 from ci_service.jobs.runner import JobRunner
 from ci_service.jobs.scheduler import Scheduler
@@ -67,6 +67,11 @@ def start_background(app: Flask | None, settings: Settings, *, jobs: bool = True
     the scheduler (unless disabled). ImportError: a module of ``CI_SERVICE_JOB_MODULES``;
     ValueError: a bad lease, retry setting or scheduler period."""
     load_job_modules()
+    if jobs and settings.job_workers and not registry.wired():
+        raise RuntimeError(
+            "no job step handlers are registered: import ci_service.services (which registers"
+            " them) before starting job workers"
+        )
     if settings.job_max_attempts < 1:
         raise ValueError(f"job_max_attempts must be 1 or more, not {settings.job_max_attempts}")
     workers = settings.job_workers if jobs else 0

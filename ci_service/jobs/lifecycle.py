@@ -118,11 +118,20 @@ def _failed(job: Job, error: str, now: datetime) -> None:
     _failed_event(job, error)
 
 
-def _failed_event(job: Job, error: str) -> None:
-    """The ``job.failed`` event, in the transaction that writes the failed status."""
-    from ci_service.services.alerts import changes as change_events
+# Called with (job, error) in the transaction that writes a failed status: the alerts'
+# ``job.failed`` event, registered by ci_service.services (this layer never imports it).
+_FAILED_LISTENERS: list[Callable[[Job, str], None]] = []
 
-    change_events.job_failed(job, error)
+
+def on_job_failed(listener: Callable[[Job, str], None]) -> None:
+    """Call ``listener(job, error)`` whenever a job fails for good, in that transaction."""
+    if listener not in _FAILED_LISTENERS:
+        _FAILED_LISTENERS.append(listener)
+
+
+def _failed_event(job: Job, error: str) -> None:
+    for listener in _FAILED_LISTENERS:
+        listener(job, error)
 
 
 def cancel(job_id: str, now: datetime | None = None) -> bool:

@@ -94,6 +94,21 @@ def handles(type_name: str, step_id: str):
     return attach
 
 
+_WIRED = False
+
+
+def mark_wired() -> None:
+    """Called by ``ci_service.services`` once it has attached its step handlers and hooks."""
+    global _WIRED
+    _WIRED = True
+
+
+def wired() -> bool:
+    """Have the services attached their step handlers? (They do when ``ci_service.services``
+    loads; a runner started before that would run every step as bookkeeping only.)"""
+    return _WIRED
+
+
 # --- The spec's competitor job types. Step ids and names of collect are part of the contract.
 COLLECT = "collect"
 register(
@@ -140,6 +155,9 @@ register(
 
 # --- Workspace-level organization jobs (POST /api/organizations/refresh, news/refresh and
 # the daily news refresh of the scheduler).
+# Registered by services/battlecards/jobs.py; named here so the services that queue it need not
+# import the module that runs it.
+GENERATE_BATTLECARD = "generate-battlecard"
 ORGANIZATION_REFRESH = "refresh-organization"
 ORGANIZATION_NEWS = "refresh-organization-news"
 register(

@@ -35,6 +35,7 @@ import functools
 import logging
 import os
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 from peewee import fn
@@ -161,13 +162,28 @@ def scan(now: datetime | None = None) -> list[Job]:
     return queued
 
 
+# The work behind the delivery, digest and search-index scans belongs to the services: they
+# provide it when ci_service.services loads (``provide``), so this layer never imports them.
+_WORK: dict[str, Callable] = {}
+
+
+def provide(name: str, work: Callable) -> None:
+    """Register the function a periodic scan calls: ``delivery``, ``digest`` or ``upkeep``."""
+    _WORK[name] = work
+
+
+def _work(name: str) -> Callable:
+    try:
+        return _WORK[name]
+    except KeyError:
+        raise RuntimeError(f"no {name} work registered (is ci_service.services loaded?)") from None
+
+
 def delivery_scan(now: datetime | None = None) -> list[Job]:
     """Queue the delivery job of every workspace with due deliveries (logged, never raises)."""
-    from ci_service.services.alerts.delivery import wake
-
     with connection():
         try:
-            return wake(now)
+            return _work("delivery")(now)
         except Exception:
             log.exception("scheduled delivery scan failed")
             return []
@@ -175,11 +191,9 @@ def delivery_scan(now: datetime | None = None) -> list[Job]:
 
 def digest_scan(now: datetime | None = None) -> int:
     """Make the due digests; returns how many were made (logged, never raises)."""
-    from ci_service.services.alerts.digest import enqueue_due_digests
-
     with connection():
         try:
-            return len(enqueue_due_digests(now))
+            return len(_work("digest")(now))
         except Exception:
             log.exception("scheduled digest scan failed")
             return 0
@@ -187,11 +201,9 @@ def digest_scan(now: datetime | None = None) -> int:
 
 def search_index_upkeep(stopping=lambda: False) -> dict:
     """Merge the full-text indexes that need it; returns the report (logged, never raises)."""
-    from ci_service.services.search.upkeep import optimize_indexes
-
     with connection():
         try:
-            report = optimize_indexes(stopping=stopping)
+            report = _work("upkeep")(stopping=stopping)
         except Exception:
             log.exception("search index upkeep failed")
             return {}

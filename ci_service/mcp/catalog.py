@@ -1,14 +1,18 @@
 """The service-backed tools. Each one translates arguments and calls a service function;
-the rules (validation, scoping, plan limits) live in the services, as for REST."""
+the rules (validation, scoping, plan limits) live in the services, as for REST.
+
+Importing this module registers them (``tools.tool``); ``get_tool`` and ``list_tools`` look
+tools up here, so whoever looks one up has the catalog loaded."""
 
 from __future__ import annotations
 
-from ci_service.mcp.tools import InvalidArguments, tool
+from ci_service.mcp.tools import TOOLS, InvalidArguments, Tool, tool
 from ci_service.services.alerts import events
 from ci_service.services.analysis import matrix, solution_matrix
 from ci_service.services.battlecards import cards as battlecards
 from ci_service.services.identity.auth import WRITE, Access
 from ci_service.services.intel import items as intel
+from ci_service.services.search import intel_search
 from ci_service.services.workspace import competitors, jobs, solutions
 
 PRO_READ = Access(plan="PRO")
@@ -175,7 +179,7 @@ def get_intel(context, args):
 )
 def search_intel(context, args):
     _check_competitor(context, args.get("competitorId"))
-    return intel.search_intel(
+    return intel_search.search_intel(
         context.workspace_id,
         args["query"],
         competitor_id=args.get("competitorId"),
@@ -296,3 +300,11 @@ def list_events(context, args):
         limit=args.get("limit"),
     )
     return [events.event_to_dict(row) for row in rows]
+
+
+def get_tool(name: str) -> Tool | None:
+    return TOOLS.get(name)
+
+
+def list_tools() -> list[Tool]:
+    return list(TOOLS.values())

@@ -34,7 +34,8 @@ from ci_service.errors import (
     UpgradeRequired,
     ValidationFailed,
 )
-from ci_service.mcp.tools import ToolContext, get_tool, list_tools
+from ci_service.mcp.catalog import get_tool, list_tools
+from ci_service.mcp.tools import ToolContext
 
 log = logging.getLogger(__name__)
 

@@ -12,15 +12,13 @@ import json
 from typing import IO
 
 from ci_service.mcp import protocol
-from ci_service.mcp.tools import ToolContext
+from ci_service.mcp.tools import TOOL_SERVER, ToolContext
 from ci_service.services.identity.auth import Principal, check_access
 from ci_service.store.db import connection
 from ci_service.store.identity import SCOPES, Workspace
 
 
 def local_principal(workspace: Workspace) -> Principal:
-    from ci_service.mcp.http import TOOL_SERVER
-
     principal = Principal(
         key_id="stdio",
         user_id="stdio",

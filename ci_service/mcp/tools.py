@@ -4,6 +4,9 @@ Handlers receive a ``ToolContext`` and the validated arguments and call service 
 they never implement a rule of their own. Argument problems become ``InvalidArguments``
 naming the argument, which the protocol layer turns into -32602 (or an ``isError`` result
 inside ``tools/call``).
+
+This module imports no tool: ``catalog`` registers the service-backed tools with ``tool``
+and answers ``get_tool``/``list_tools``, so the arrow runs one way (catalog -> tools).
 """
 
 from __future__ import annotations
@@ -14,6 +17,11 @@ from typing import Any
 
 from ci_service.errors import ValidationFailed
 from ci_service.services.identity.auth import READ, Access, Principal, check_access
+
+# What every transport checks before any tool: the tool server is an Enterprise feature.
+TOOL_SERVER = Access(
+    plan="ENTERPRISE", plan_message="The tool server is only available for Enterprise customers"
+)
 
 
 class InvalidArguments(ValidationFailed):
@@ -113,18 +121,3 @@ def tool(
         return handler
 
     return register
-
-
-def get_tool(name: str) -> Tool | None:
-    _load_catalog()
-    return TOOLS.get(name)
-
-
-def list_tools() -> list[Tool]:
-    _load_catalog()
-    return list(TOOLS.values())
-
-
-def _load_catalog() -> None:
-    # Importing the catalog registers the service-backed tools (once).
-    from ci_service.mcp import catalog  # noqa: F401

@@ -1,16 +1,11 @@
-"""The intel pipeline (issue 5): what the collect, discovery, offering and organization
-jobs do, on top of ``ci_service.intel`` (fetching, extraction) and the intel, tree and
-graph services.
+"""The intel pipeline: reading a competitor's site into facts, on top of ``ci_service.intel``
+(fetching, extraction). Nothing here stores a resource or imports a service: the jobs that
+run it and store what it finds are ``ci_service.services.collection``.
 
-- ``handlers``: job type registrations and step handlers (imported by ``ci_service.jobs``)
 - ``context``: settings and the guarded Fetcher for a job
 - ``site``: crawl a site with its feeds and documents into a ``SiteSnapshot``
-- ``ingest``: evidence items, knowledge tree and graph nodes from a snapshot
-- ``profile``, ``products``, ``capabilities``, ``taxonomy``: deterministic extraction
-- ``llm``: the optional OpenAI-compatible provider with validation and fallback
-- ``competitor_jobs``, ``organization``, ``offering_jobs``: the step handlers
-
-Only ``handlers`` is imported with the package; the rest loads when a step runs.
+- ``evidence``: sentences, quotes and text-fragment links of stored evidence
+- ``profile``, ``products``, ``pricing``, ``people``, ``news``, ``integrations``,
+  ``capabilities``, ``taxonomy``, ``page_kinds``, ``language``: deterministic extraction
+- ``llm``, ``llm_facts``: the optional OpenAI-compatible provider with validation and fallback
 """
-
-from ci_service.pipeline import handlers as handlers

@@ -21,7 +21,7 @@ from __future__ import annotations
 from typing import Any
 
 from ci_service.pipeline import taxonomy
-from ci_service.pipeline.llm import LLMProvider, get_provider
+from ci_service.pipeline.llm import LLMProvider
 
 
 def own_capability_ids(
@@ -56,8 +56,6 @@ def map_offering(
     own_categories: dict[str, tuple[str, str]] | None = None,
 ) -> tuple[list[dict], list[dict]]:
     """(capabilities, categories) for one offering, from its features."""
-    from ci_service.pipeline.products import merge_items
-
     capabilities = []
     categories = list(offering.categories or [])
     labels = list(taxonomy.CATEGORY_KEYWORDS) + [
@@ -78,44 +76,5 @@ def map_offering(
                 category = taxonomy.category_item(label)
                 by_label[label.casefold()] = category
                 categories.append(category)
-    merged_caps = merge_items(offering.capabilities or [], capabilities)
-    return merged_caps, merge_items([], align(categories, own_categories))
-
-
-def analyze_offerings(
-    workspace_id: str,
-    offerings: list[Any],
-    *,
-    provider: LLMProvider | None = None,
-    tick=None,
-) -> dict[str, int]:
-    """Map and save every offering; returns counts for the job log."""
-    from ci_service.pipeline.products import save_offering_fields
-
-    provider = provider or get_provider()
-    own_ids = own_capability_ids(workspace_id)
-    own_categories = own_capability_ids(workspace_id, "categories")
-    counts = {"offerings": 0, "capabilities": 0}
-    for number, offering in enumerate(offerings, start=1):
-        capabilities, categories = map_offering(offering, own_ids, provider, own_categories)
-        save_offering_fields(
-            workspace_id,
-            offering,
-            {"capabilities": capabilities[:500], "categories": categories[:500]},
-        )
-        counts["offerings"] += 1
-        counts["capabilities"] += len(capabilities)
-        if tick is not None:
-            tick(number / max(len(offerings), 1), f"Mapped capabilities of {offering.name}")
-    return counts
-
-
-def analyze_competitor(workspace_id: str, competitor_id: str, *, tick=None) -> dict[str, int]:
-    """All of a competitor's offerings, then its category list."""
-    from ci_service.pipeline.products import competitor_offerings, sync_competitor_lists
-
-    offerings = competitor_offerings(workspace_id, competitor_id)
-    counts = analyze_offerings(workspace_id, offerings, tick=tick)
-    if offerings:
-        sync_competitor_lists(workspace_id, competitor_id)
-    return counts
+    merged_caps = taxonomy.merge_items(offering.capabilities or [], capabilities)
+    return merged_caps, taxonomy.merge_items([], align(categories, own_categories))

@@ -25,10 +25,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlsplit
 
-from ci_service.pipeline.evidence import Cite, EvidenceMap, sentences
+from ci_service.pipeline.evidence import Cite, sentences
 from ci_service.pipeline.product_layout import chrome_name, junk
 from ci_service.pipeline.product_sources import blocked
 from ci_service.pipeline.site import SitePage, SiteSnapshot
@@ -153,43 +152,5 @@ def extract_supported(snapshot: SiteSnapshot, company_name: str = "") -> list[Su
     return list(found.values())[:MAX_ITEMS]
 
 
-def _words(text: str) -> set[str]:
+def words(text: str) -> set[str]:
     return {w for w in re.findall(r"[a-z0-9]+", text.lower()) if len(w) > 2}
-
-
-def save_supported(
-    workspace_id: str, competitor_id: str, items: list[Supported], evidence: EvidenceMap
-) -> int:
-    """Add the items as cited features of the competitor's offerings; returns how many."""
-    from ci_service.pipeline import taxonomy
-    from ci_service.pipeline.products import competitor_offerings, save_offering_fields
-
-    offerings = competitor_offerings(workspace_id, competitor_id)
-    if not offerings or not items:
-        return 0
-    primary = offerings[0]
-    additions: dict[str, list[dict[str, Any]]] = {}
-    for item in items:
-        citation = evidence.resolve(item.cite)
-        if citation is None:
-            continue
-        target = primary
-        heading_words = _words(item.heading)
-        for offering in offerings:
-            if heading_words and heading_words & _words(offering.name):
-                target = offering
-                break
-        feature = taxonomy.feature_item(item.name, item.kind[:200])
-        feature.update(evidenceIds=[citation["evidenceId"]], quotes=[citation])
-        additions.setdefault(target.id, []).append(feature)
-    saved = 0
-    by_id = {o.id: o for o in offerings}
-    for offering_id, features in additions.items():
-        row = by_id[offering_id]
-        current = list(row.features or [])
-        names = {taxonomy.normalize(f.get("name", "")) for f in current}
-        new = [f for f in features if taxonomy.normalize(f["name"]) not in names]
-        if new:
-            save_offering_fields(workspace_id, row, {"features": current + new})
-            saved += len(new)
-    return saved

@@ -43,20 +43,22 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 
 from ci_service.intel.boilerplate import is_site_frame, page_body
 from ci_service.intel.feeds import decode_entities
-from ci_service.pipeline.news_dates import _DATE, find_date, parse_date, url_date
-from ci_service.pipeline.site import (
-    NewsEntry,
-    SitePage,
-    SiteSnapshot,
-    element_text,
-    parse_html,
+from ci_service.pipeline.article_dates import (  # noqa: F401 (re-exported)
+    ARTICLE_TYPES,
+    DATE_META,
+    article_date,
+    article_json_ld,
+    time_date,
 )
+from ci_service.pipeline.html_text import element_text, parse_html
+from ci_service.pipeline.news_dates import _DATE, find_date, parse_date, url_date
+from ci_service.pipeline.page_kinds import NEWS_KINDS, OTHER, title_kind, url_kind
+from ci_service.pipeline.site import NewsEntry, SitePage, SiteSnapshot
 
 MAX_NEWS = 50
 MAX_LIST_ENTRIES = 100
@@ -72,22 +74,6 @@ LIST_SEGMENTS = frozenset(
 )
 LIST_TITLE_WORDS = frozenset(
     "news press blog newsroom insights media updates announcements articles".split()
-)
-ARTICLE_TYPES = frozenset(
-    "NewsArticle BlogPosting Article Report PressRelease TechArticle LiveBlogPosting".split()
-)
-DATE_META = (
-    "article:published_time",
-    "og:published_time",
-    "datepublished",
-    "date",
-    "dc.date",
-    "dc.date.issued",
-    "dcterms.created",
-    "pubdate",
-    "publish-date",
-    "publish_date",
-    "parsely-pub-date",
 )
 _READ_MORE = re.compile(
     r"^(?:read|learn|see|view|continue|find out|more|full story|details)\b|^[→»›>]+$",
@@ -125,19 +111,6 @@ def is_article_url(url: str) -> bool:
     if not rest or any(s in LIST_SEGMENTS for s in rest):
         return False
     return any(not s.isdigit() for s in rest)
-
-
-def _article_json_ld(page: SitePage) -> dict[str, Any] | None:
-    from ci_service.intel.jsonld import types_of
-
-    for block in page.json_ld or []:
-        if not isinstance(block, dict):
-            continue
-        graph = block.get("@graph") or []
-        for obj in [block, *(graph if isinstance(graph, list) else [graph])]:
-            if isinstance(obj, dict) and types_of(obj) & ARTICLE_TYPES:
-                return obj
-    return None
 
 
 def _is_news_article(page: SitePage) -> bool:
@@ -190,35 +163,7 @@ def _one_line(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
-def _time_date(node: Any, lang: str) -> datetime | None:
-    """The date of a ``<time>`` element: its ``datetime``, else the date it writes."""
-    return parse_date(node.get("datetime")) or find_date(element_text(node), lang)
-
-
 # -- article pages -----------------------------------------------------------------------------
-
-
-def _article_date(page: SitePage, doc: Any) -> datetime | None:
-    found = _article_json_ld(page) or {}
-    if when := parse_date(found.get("datePublished") or found.get("dateCreated")):
-        return when
-    if doc is not None:
-        for meta in doc.iter("meta"):
-            key = (meta.get("property") or meta.get("name") or meta.get("itemprop") or "").lower()
-            if key in DATE_META and (when := parse_date(meta.get("content"))):
-                return when
-        # The article's own <time> first: a sidebar of other posts may come earlier.
-        for node in [*doc.xpath("//article//time|//main//time"), *doc.iter("time")]:
-            if when := _time_date(node, page.language):
-                return when
-        heading = next(doc.iter("h1"), None)
-        if heading is not None and heading.getparent() is not None:
-            # A date written beside the h1 ("July 27, 2018" under the title).
-            around = element_text(heading.getparent())
-            if len(around) <= 600:
-                if when := find_date(around.replace(element_text(heading), " "), page.language):
-                    return when
-    return url_date(page.url)
 
 
 def article_entry(page: SitePage, source: str = "") -> NewsEntry | None:
@@ -227,7 +172,7 @@ def article_entry(page: SitePage, source: str = "") -> NewsEntry | None:
     if not _is_news_article(page):
         return None
     doc = _document(page)
-    found = _article_json_ld(page) or {}
+    found = article_json_ld(page) or {}
     heading = next(doc.iter("h1"), None) if doc is not None else None
     parts = [p.strip() for p in re.split(r"\s+[–—|·]\s+", page.title or "") if p.strip()]
     h1 = decode_entities(element_text(heading)) if heading is not None else ""
@@ -240,7 +185,7 @@ def article_entry(page: SitePage, source: str = "") -> NewsEntry | None:
     )
     # A post states its date near its start ("Posted on 5 March 2024 by ...") when no
     # markup carries it.
-    when = _article_date(page, doc) or find_date((page.text or "")[:300], page.language)
+    when = article_date(page, doc) or find_date((page.text or "")[:300], page.language)
     return NewsEntry(
         (title or page.url)[:500],
         page.url,
@@ -370,7 +315,7 @@ def list_entries(page: SitePage, source: str = "") -> list[NewsEntry]:
             continue
         when = None
         for node in entry.iter("time"):
-            if when := _time_date(node, page.language):
+            if when := time_date(node, page.language):
                 break
         text = decode_entities(element_text(entry)).replace(title, " ")
         when = when or find_date(text, page.language) or url_date(url)
@@ -414,8 +359,6 @@ def _not_news(entry: NewsEntry, kinds: dict[str, str]) -> bool:
     """A feed entry for a page that is not news: a whole-site feed lists the privacy page,
     the pricing page and date archives too. The fetched page's kind decides; an entry whose
     page was not fetched is judged by its title."""
-    from ci_service.pipeline.page_kinds import NEWS_KINDS, OTHER, title_kind, url_kind
-
     if _COMMENT.search(entry.url or "") or _COMMENT_TITLE.match(entry.title or ""):
         return True  # a comment feed's entry: a reader's comment, not the company's news
     kind = kinds.get(url_key(entry.url)) if entry.url else None

@@ -21,7 +21,8 @@ from collections import Counter
 from typing import Any
 from urllib.parse import urlsplit
 
-from ci_service.pipeline.site import element_text, parse_html
+from ci_service.pipeline.article_dates import article_date
+from ci_service.pipeline.html_text import element_text, parse_html
 from ci_service.store.intel import PAGE_KINDS
 
 HOME = "home"
@@ -357,15 +358,14 @@ def _visible_date(page: Any, doc: Any, news_section: bool) -> Any:
     """The date an article shows its reader: in its URL, a ``<time>`` in its body, or
     written near its heading ("Posted on 3 March 2024 by ..."). A date only in the page's
     metadata counts under a news section: site templates stamp every page with one."""
-    from ci_service.pipeline.news import _article_date
     from ci_service.pipeline.news_dates import _URL_DATE, find_date
 
     if _URL_DATE.search(urlsplit(page.url).path):
-        return _article_date(page, doc)
+        return article_date(page, doc)
     if doc is not None:
         for node in doc.xpath("//article//time|//main//time|//h1/following::time[1]"):
             if when := find_date(" ".join(node.text_content().split()), page.language) or (
-                node.get("datetime") and _article_date(page, doc)
+                node.get("datetime") and article_date(page, doc)
             ):
                 return when
     heading = ""
@@ -377,7 +377,7 @@ def _visible_date(page: Any, doc: Any, news_section: bool) -> Any:
     if when := find_date(opening[:250], page.language):
         return when
     if news_section or _post_template(doc):
-        return _article_date(page, doc)
+        return article_date(page, doc)
     return None
 
 

@@ -54,28 +54,34 @@ The same plan name on two pages (cloud and self-host pricing) keeps both: the la
 plans are named "Standard (Self-host)", the label being the page's last URL segment (its
 first heading when that segment is generic).
 
-Saving (:func:`save_pricing`): a plan goes to the competitor's offering its name (or its
-page's URL) names by a word no other offering has ("Orbit" -> "Orbit Cloud"),
-else to the offering named like the company, else the first one; a competitor without
-offerings gets one named after the company. The offerings' ``pricing`` lists are replaced
-in one transaction. Changes are found across all the competitor's offerings (a plan moving
-between offerings is no change), keyed by plan name and period: ``price_changed`` (price,
-currency, period, unit or onRequest differ; a plan whose period changed is paired by name),
-``plan_added``, ``plan_removed``; stored newest first (at most 100) in the offering's
-``pricingChanges``. The first collection (no stored plans) records none. A stored plan
-whose page was not read in this collection is kept and never reported removed; a collection
-that finds no plan changes nothing.
+Saving (``save_pricing`` in ``services/collection/pricing_store.py``): a plan goes to the
+competitor's offering its name (or its page's URL) names by a word no other offering has
+("Orbit" -> "Orbit Cloud"), else to the offering named like the company, else the first one;
+a competitor without offerings gets one named after the company. The offerings' ``pricing``
+lists are replaced in one transaction. Changes are found across all the competitor's
+offerings (a plan moving between offerings is no change), keyed by plan name and period:
+``price_changed`` (price, currency, period, unit or onRequest differ; a plan whose period
+changed is paired by name), ``plan_added``, ``plan_removed``; stored newest first (at most
+100) in the offering's ``pricingChanges``. The first collection (no stored plans) records
+none. A stored plan whose page was not read in this collection is kept and never reported
+removed; a collection that finds no plan changes nothing.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from ci_service.pipeline.evidence import Cite, sentences
+from ci_service.pipeline.plan_drafts import (
+    MAX_FEATURES,
+    PlanDraft,
+    on_request_plan,
+    plans_from_price,
+)
+from ci_service.pipeline.pricing_html import card_plans
 from ci_service.pipeline.pricing_money import (  # noqa: F401 (re-exported for the card rules)
     AMOUNT,
     DECIMAL,
@@ -98,12 +104,12 @@ from ci_service.pipeline.pricing_money import (  # noqa: F401 (re-exported for t
     prices,
     qualifiers,
 )
+from ci_service.pipeline.pricing_tables import table_plans
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 log = logging.getLogger("ci_service.pipeline")
 
 MAX_PLANS = 60
-MAX_FEATURES = 30
 PRICING_WORDS = re.compile(
     r"\b(?:pricing|prices?|plans?|cene|cijene|cenovnik|cjenik|preise|tarife?|tarifs|prix|"
     r"precios|planes)\b",
@@ -129,43 +135,6 @@ _NOT_NAMES = {"plans", "pricing", "price", "prices", "it", "this", "we", "you", 
 _NOT_NAMES |= {"just", "starting", "start", "our", "all", "each", "every", "and", "or", "the"}
 # schema.org availability of an offer not sold yet ("https://schema.org/PreOrder").
 _PRE_ORDER = re.compile(r"\bPre-?(?:Order|Sale)\b", re.IGNORECASE)
-
-
-@dataclass
-class PlanDraft:
-    name: str
-    price: float | None
-    currency: str | None
-    period: str | None  # "month", "year", "one-time" or None
-    unit: str | None  # "per user", "per seat", "per end-user", "flat" or None
-    on_request: bool = False
-    price_text: str | None = None
-    features: list[str] = field(default_factory=list)
-    cite: Cite | None = None
-    page_url: str = ""
-    edition: str = ""  # the card group or page label the plan was listed under
-    coming_soon: bool = False  # its card or row says it is not sold yet (module rules)
-
-
-def plans_from_price(
-    name: str, found: list[Price], url: str, quote: str | None, **extra: Any
-) -> list[PlanDraft]:
-    """One plan per period among ``found`` (the first price of a period wins)."""
-    plans: dict[str | None, PlanDraft] = {}
-    for price in found:
-        if price.period not in plans:
-            plans[price.period] = PlanDraft(
-                name=name,
-                price=price.amount,
-                currency=price.currency,
-                period=price.period,
-                unit=price.unit,
-                price_text=price.text,
-                cite=Cite(url, quote) if quote else None,
-                page_url=url,
-                **extra,
-            )
-    return list(plans.values())
 
 
 # -- pages -------------------------------------------------------------------------------
@@ -214,11 +183,6 @@ def page_label(page: SitePage) -> str:
         return words[:1].upper() + words[1:40]
     heading = next((h for h, level, _t in page.sections if level and h.strip()), "")
     return (heading or re.split(r"\s+[|–—-]\s+", page.title)[0]).strip()[:60]
-
-
-def on_request_plan(name: str, line: str, url: str, quote: str | None, **extra: Any) -> PlanDraft:
-    cite = Cite(url, quote) if quote else None
-    return PlanDraft(name, None, None, None, None, True, line[:200], [], cite, url, **extra)
 
 
 def _offers(node: Any, context: str = "", depth: int = 0):
@@ -367,9 +331,6 @@ def _merge(target: dict[tuple[str, str | None], PlanDraft], plans: list[PlanDraf
 
 def page_plans(page: SitePage) -> list[PlanDraft]:
     """The plans one pricing page states (see the module rules)."""
-    from ci_service.pipeline.pricing_html import card_plans
-    from ci_service.pipeline.pricing_tables import table_plans
-
     token = DECIMAL.set(page_decimal(page.text, page.language))
     try:
         found: dict[tuple[str, str | None], PlanDraft] = {}
@@ -406,7 +367,3 @@ def extract_pricing(snapshot: SiteSnapshot) -> list[PlanDraft]:
         seen |= {p.name.casefold() for p in found}
         plans.extend(found)
     return plans[:MAX_PLANS]
-
-
-# Saving lives in its own module to keep this one about reading pages.
-from ci_service.pipeline.pricing_store import save_pricing  # noqa: E402, F401

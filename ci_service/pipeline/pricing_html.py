@@ -28,7 +28,7 @@ is an on-request card). A group where one child holds four or more amounts and m
 no card group (that child lists several plans: the text rules read them). A card
 that holds a card group of its own lends its name (as ``edition``) and its listed features
 to the cards inside it and gives no plan itself. A card's plan name is its first name line;
-its prices are its price lines (one plan per period, see ``pricing.prices``; a price no
+its prices are its price lines (one plan per period, see ``pricing_money.prices``; a price no
 line of the page text states as joined is cited by the sentence stating its amount, else
 by the joined text); without amounts it is free ("Free" name or line) or on request (an
 on-request phrase, buttons included); its features are its list items and checked or
@@ -50,8 +50,28 @@ from typing import Any
 
 from ci_service.intel.boilerplate import strip_chrome
 from ci_service.intel.feeds import decode_entities
-from ci_service.pipeline import pricing
-from ci_service.pipeline.pricing import PlanDraft
+from ci_service.pipeline.evidence import Cite
+from ci_service.pipeline.plan_drafts import (
+    MAX_FEATURES,
+    PlanDraft,
+    on_request_plan,
+    plans_from_price,
+)
+from ci_service.pipeline.pricing_money import (
+    AMOUNT,
+    TRIAL,
+    Price,
+    amount_quote,
+    ends_not_yet,
+    find_quote,
+    is_free,
+    is_not_yet,
+    is_on_request,
+    is_plumbing,
+    is_prose,
+    is_quoted,
+    prices,
+)
 from ci_service.pipeline.site import SitePage
 
 BLOCKS = frozenset(
@@ -121,7 +141,7 @@ class Line:
 
 
 def _quoted(el: Any, text: str) -> bool:
-    if pricing.is_quoted(text):
+    if is_quoted(text):
         return True
     for node in (el, *el.iterancestors()):
         if node.tag in QUOTED_TAGS or QUOTED_CLASS.search(_attrs(node).replace("_", "-")):
@@ -208,21 +228,21 @@ def _name_like(text: str) -> bool:
     return not (
         ", " in text
         or text.endswith((".", "!", "?"))
-        or pricing.TRIAL.search(text)
-        or pricing.is_plumbing(text)
-        or pricing.is_quoted(text)
+        or TRIAL.search(text)
+        or is_plumbing(text)
+        or is_quoted(text)
     )
 
 
 def _label(line: Line) -> str:
     """The words in front of a price line's first amount, when they can name a plan."""
-    match = pricing.AMOUNT.search(line.text)
+    match = AMOUNT.search(line.text)
     if not match or line.action or line.quoted:
         return ""
     words = line.text[: match.start()].strip(" :–—-|")
     if not words or len(words.split()) > 4 or re.search(r"\d", words) or not _name_like(words):
         return ""
-    if NOT_A_NAME.fullmatch(words) or pricing.is_on_request(words):
+    if NOT_A_NAME.fullmatch(words) or is_on_request(words):
         return ""
     return words
 
@@ -231,21 +251,21 @@ class _Page:
     def __init__(self, page: SitePage, root: Any) -> None:
         self.page = page
         self.lines = _lines(root)
-        self.price: list[list[pricing.Price]] = []
+        self.price: list[list[Price]] = []
         self.marker: list[bool] = []
         self.name: list[str] = []
         for i, line in enumerate(self.lines):
             nxt = self.lines[i + 1].text if i + 1 < len(self.lines) else ""
             short = len(line.text.split()) <= 25 and not line.quoted
-            found = pricing.prices(line.text, nxt) if short else []
-            if pricing.is_prose(line.text, found):
+            found = prices(line.text, nxt) if short else []
+            if is_prose(line.text, found):
                 found = []
             self.price.append(found)
             self.marker.append(
                 not found
                 and not line.action
                 and not line.quoted
-                and (pricing.is_free(line.text) or pricing.is_on_request(line.text))
+                and (is_free(line.text) or is_on_request(line.text))
             )
             self.name.append(self._name(line) or (_label(line) if found else ""))
         self.inside: dict[Any, list[int]] = {}
@@ -257,12 +277,12 @@ class _Page:
         text = line.text.strip(" :")
         if line.action or line.quoted or not text or len(text.split()) > 6:
             return ""
-        if pricing.AMOUNT.search(text) or not _name_like(text):
+        if AMOUNT.search(text) or not _name_like(text):
             return ""
         titled = line.heading or TITLE.search(line.classes) or (line.bold and not line.listed)
         if not titled or DESCRIPTION.search(line.classes):
             return ""
-        if NOT_A_NAME.fullmatch(text) or pricing.is_on_request(text) or pricing.is_not_yet(text):
+        if NOT_A_NAME.fullmatch(text) or is_on_request(text) or is_not_yet(text):
             return ""
         return text
 
@@ -310,7 +330,7 @@ def _features(page: _Page, held: list[int], skip: set[int]) -> list[str]:
         and not page.lines[i].text.endswith(":")
         and not DESCRIPTION.search(page.lines[i].classes)
         and not NOT_A_NAME.fullmatch(page.lines[i].text)
-        and not pricing.is_not_yet(GLYPH.sub("", page.lines[i].text))
+        and not is_not_yet(GLYPH.sub("", page.lines[i].text))
         and len(page.lines[i].text.split()) <= 20
     ]
     listed = [i for i in rest if page.lines[i].listed]
@@ -318,16 +338,16 @@ def _features(page: _Page, held: list[int], skip: set[int]) -> list[str]:
         first_price = next((i for i in held if page.priced(i)), None)
         listed = [i for i in rest if first_price is not None and i > first_price]
     items = [GLYPH.sub("", page.lines[i].text).strip()[:200] for i in listed]
-    return list(dict.fromkeys(i for i in items if i))[: pricing.MAX_FEATURES]
+    return list(dict.fromkeys(i for i in items if i))[:MAX_FEATURES]
 
 
 def _not_yet(page: _Page, held: list[int], name_at: int | None) -> bool:
     """Whether the card's own lines say it is not sold yet (see the module rules)."""
     for i in held:
         line = page.lines[i].text
-        if pricing.is_not_yet(GLYPH.sub("", line)):
+        if is_not_yet(GLYPH.sub("", line)):
             return True
-        if (i == name_at or page.price[i]) and pricing.ends_not_yet(line):
+        if (i == name_at or page.price[i]) and ends_not_yet(line):
             return True
     return False
 
@@ -359,31 +379,31 @@ def _card_plans(
             continue
         line = page.lines[i].text
         before = page.lines[held[pos - 1]].text if pos and held[pos - 1] == name_at else ""
-        quote = pricing.find_quote(text, f"{before} {line}" if before else "", line)
-        for plan in pricing.plans_from_price(name, page.price[i], url, quote, **extra):
+        quote = find_quote(text, f"{before} {line}" if before else "", line)
+        for plan in plans_from_price(name, page.price[i], url, quote, **extra):
             if plan.cite is None:
                 # No line of the text holds the price as the markup joins it (split spans):
                 # the sentence stating the amount, else the joined text itself.
-                found = pricing.amount_quote(text, plan.price or 0.0, name)
-                plan.cite = pricing.Cite(url, found or line)
+                found = amount_quote(text, plan.price or 0.0, name)
+                plan.cite = Cite(url, found or line)
             if all(p.period != plan.period for p in plans):
                 plans.append(plan)
     if plans:
         return plans
     lines = [page.lines[i].text for i in held]
-    free = next((x for x in lines if pricing.is_free(x)), None)
+    free = next((x for x in lines if is_free(x)), None)
     if free is not None or re.match(r"free\b", name, re.IGNORECASE):
-        quote = pricing.find_quote(text, f"{name_line} {free or ''}", free or "", name_line)
-        cite = pricing.Cite(url, quote) if quote else None
+        quote = find_quote(text, f"{name_line} {free or ''}", free or "", name_line)
+        cite = Cite(url, quote) if quote else None
         plan = PlanDraft(name, 0.0, None, None, None, price_text=free or name, cite=cite)
         plan.page_url, plan.edition, plan.features = url, edition, features
         return [plan]
-    asked = next((x for x in lines if pricing.is_on_request(x)), None)
+    asked = next((x for x in lines if is_on_request(x)), None)
     asked = asked or next((x for x in lines if ASK.fullmatch(x)), None)
     if asked is None:
         return []
-    quote = pricing.find_quote(text, f"{name_line} {asked}", asked, name_line)
-    plan = pricing.on_request_plan(name, asked, url, quote, edition=edition)
+    quote = find_quote(text, f"{name_line} {asked}", asked, name_line)
+    plan = on_request_plan(name, asked, url, quote, edition=edition)
     plan.features = features
     return [plan]
 

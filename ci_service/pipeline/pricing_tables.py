@@ -25,8 +25,24 @@ from __future__ import annotations
 
 import re
 
-from ci_service.pipeline import pricing
-from ci_service.pipeline.pricing import PlanDraft
+from ci_service.pipeline.evidence import Cite
+from ci_service.pipeline.plan_drafts import (
+    MAX_FEATURES,
+    PlanDraft,
+    on_request_plan,
+    plans_from_price,
+)
+from ci_service.pipeline.pricing_money import (
+    AMOUNT,
+    TRIAL,
+    ends_not_yet,
+    is_free,
+    is_not_yet,
+    is_on_request,
+    is_plumbing,
+    prices,
+    qualifiers,
+)
 from ci_service.pipeline.site import SitePage
 
 PRICE_HEADER = re.compile(
@@ -58,32 +74,30 @@ def _cells(line: str) -> list[str]:
 
 def _is_header(cells: list[str]) -> bool:
     filled = [c for c in cells if c]
-    return len(filled) >= 2 and all(
-        len(c.split()) <= 5 and not pricing.AMOUNT.search(c) for c in filled
-    )
+    return len(filled) >= 2 and all(len(c.split()) <= 5 and not AMOUNT.search(c) for c in filled)
 
 
 def _plan_name(cell: str) -> str:
     cell = cell.strip(" *:")
-    if not cell or len(cell.split()) > 6 or pricing.AMOUNT.search(cell):
+    if not cell or len(cell.split()) > 6 or AMOUNT.search(cell):
         return ""
-    if NOT_A_PLAN.fullmatch(cell) or pricing.TRIAL.search(cell) or pricing.is_plumbing(cell):
+    if NOT_A_PLAN.fullmatch(cell) or TRIAL.search(cell) or is_plumbing(cell):
         return ""
     return cell
 
 
 def _cell_plans(name: str, cell: str, head: str, url: str, line: str) -> list[PlanDraft]:
-    found = pricing.prices(cell)
+    found = prices(cell)
     for price in found:
-        period, unit, _ = pricing.qualifiers(head)
+        period, unit, _ = qualifiers(head)
         price.period = price.period or period
         price.unit = price.unit or unit
     if found:
-        return pricing.plans_from_price(name, found, url, line)
-    if pricing.is_on_request(cell):
-        return [pricing.on_request_plan(name, cell, url, line)]
-    if pricing.is_free(cell):
-        cite = pricing.Cite(url, line)
+        return plans_from_price(name, found, url, line)
+    if is_on_request(cell):
+        return [on_request_plan(name, cell, url, line)]
+    if is_free(cell):
+        cite = Cite(url, line)
         return [PlanDraft(name, 0.0, None, None, None, price_text=cell, cite=cite, page_url=url)]
     return []
 
@@ -100,7 +114,7 @@ def _features_of(cells: list[str], header: list[str], skip: set[int]) -> list[st
             out += [p.strip() for p in re.split(r"(?<!\d),\s+|;\s+|\s+•\s+", cell) if p.strip()]
         else:
             out.append(f"{head}: {cell}")
-    return [f[:200] for f in out if f][: pricing.MAX_FEATURES]
+    return [f[:200] for f in out if f][:MAX_FEATURES]
 
 
 class _Table:
@@ -138,7 +152,7 @@ def table_plans(page: SitePage) -> list[PlanDraft]:
         else:
             out += _column_row(table, cells, url, line)
     for plan in out:
-        plan.features = plan.features[: pricing.MAX_FEATURES]
+        plan.features = plan.features[:MAX_FEATURES]
     return out
 
 
@@ -151,8 +165,8 @@ def _row_plans(table: _Table, cells: list[str], url: str, line: str) -> list[Pla
         plans += _cell_plans(name, cells[j], table.header[j], url, line)
     skip = {table.name_col, *table.price_cols}
     features = _features_of(cells, table.header, skip)
-    soon = any(pricing.is_not_yet(c) for c in cells) or any(
-        pricing.ends_not_yet(cells[j]) for j in (table.name_col, *table.price_cols)
+    soon = any(is_not_yet(c) for c in cells) or any(
+        ends_not_yet(cells[j]) for j in (table.name_col, *table.price_cols)
     )
     for plan in plans:
         plan.features = features
@@ -163,7 +177,7 @@ def _row_plans(table: _Table, cells: list[str], url: str, line: str) -> list[Pla
 def _column_row(table: _Table, cells: list[str], url: str, line: str) -> list[PlanDraft]:
     label = cells[0]
     header = table.header
-    found = {j: pricing.prices(c) for j, c in enumerate(cells) if j}
+    found = {j: prices(c) for j, c in enumerate(cells) if j}
     out: list[PlanDraft] = []
     if any(found.values()):
         for j, row_prices in found.items():
@@ -172,23 +186,23 @@ def _column_row(table: _Table, cells: list[str], url: str, line: str) -> list[Pl
                 continue
             for price in row_prices:
                 if price.period is None:
-                    price.period = pricing.qualifiers(label)[0]
+                    price.period = qualifiers(label)[0]
             column = []
             if row_prices:
-                column = pricing.plans_from_price(name, row_prices, url, line)
+                column = plans_from_price(name, row_prices, url, line)
                 for plan in column:
                     plan.features = table.features.setdefault(j, [])
-            elif pricing.is_on_request(cells[j]):
-                column = [pricing.on_request_plan(name, cells[j], url, line)]
+            elif is_on_request(cells[j]):
+                column = [on_request_plan(name, cells[j], url, line)]
             for plan in column:
                 plan.coming_soon = j in table.soon or any(
-                    pricing.ends_not_yet(c) for c in (header[j], cells[j])
+                    ends_not_yet(c) for c in (header[j], cells[j])
                 )
             table.plans.setdefault(j, []).extend(column)
             out += column
         return out
     for j, cell in enumerate(cells[1:], start=1):
-        if pricing.is_not_yet(cell):  # "Availability | Now | Coming soon": that column's
+        if is_not_yet(cell):  # "Availability | Now | Coming soon": that column's
             table.soon.add(j)
             for plan in table.plans.get(j, []):
                 plan.coming_soon = True

@@ -27,7 +27,7 @@ from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from ci_service.intel.boilerplate import is_chrome_element, is_site_frame, marks, page_body
-from ci_service.pipeline.site import parse_html
+from ci_service.pipeline.html_text import parse_html
 
 MENU_LABEL = re.compile(r"^(?:our\s+)?(products?|platforms?|solutions?|features?)$", re.IGNORECASE)
 _LABEL_TAGS = frozenset("a button span summary strong b p label h2 h3 h4 h5 h6 div".split())

@@ -102,8 +102,8 @@ def _parent_item(anchor: Any) -> Any:
 def nav_entries(html: str, base: str) -> list[NavEntry]:
     """Every link of the page's navigation (menus, header, footer), in page order, with the
     label of the menu item it hangs under."""
+    from ci_service.pipeline.html_text import parse_html
     from ci_service.pipeline.product_layout import _href, _one_line
-    from ci_service.pipeline.site import parse_html
 
     doc = parse_html(html)
     if doc is None:

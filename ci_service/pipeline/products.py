@@ -55,12 +55,12 @@ whose subject is the product, else the provider's summary of the page.
 valueProps: JSON-LD offers ("Plan: 49 USD") and the lines or cards under why/benefit
 headings. Categories: JSON-LD category plus ``taxonomy.CATEGORY_KEYWORDS``.
 
-Saving (:func:`save_products`) matches existing offerings of the competitor by name
-(case-insensitive): a match is updated (its features keep their ids), anything else is
-created, one transaction each. With an ``EvidenceMap``, each feature keeps
-``evidenceIds``/``quotes`` from its cite, a feature whose cite does not resolve is dropped,
-and a product with neither a resolving cite nor a resolving feature is not saved; the
-``cite`` key never reaches storage.
+Saving (``save_products`` in ``services/collection/product_store.py``) matches existing
+offerings of the competitor by name (case-insensitive): a match is updated (its features
+keep their ids), anything else is created, one transaction each. With an ``EvidenceMap``,
+each feature keeps ``evidenceIds``/``quotes`` from its cite, a feature whose cite does not
+resolve is dropped, and a product with neither a resolving cite nor a resolving feature is
+not saved; the ``cite`` key never reaches storage.
 """
 
 from __future__ import annotations
@@ -88,14 +88,6 @@ from ci_service.pipeline.product_names import (
     natural_case,
     site_name,
     used_as_product,
-)
-from ci_service.pipeline.product_store import (  # noqa: F401  (the module's saving API)
-    cited_items,
-    competitor_offerings,
-    merge_items,
-    save_offering_fields,
-    save_products,
-    sync_competitor_lists,
 )
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 

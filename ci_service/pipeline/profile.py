@@ -457,12 +457,3 @@ def extract_profile(
     if feed:
         profile["newsFeed"] = feed
     return profile
-
-
-def save_competitor_profile(workspace_id: str, competitor_id: str, profile: dict) -> Any:
-    """Merge ``profile`` into the competitor's companyProfile through the resource service."""
-    from ci_service.services.workspace.competitors import update_competitor
-
-    if not profile:
-        return None
-    return update_competitor(workspace_id, competitor_id, {"companyProfile": profile})

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 
 from ci_service.jobs.types import JobContext, StepError
 from ci_service.pipeline import context
+from ci_service.pipeline.html_text import element_text, parse_html  # noqa: F401 (re-exported)
 
 log = logging.getLogger("ci_service.pipeline")
 
@@ -83,26 +84,6 @@ class SiteSnapshot:
     feeds: list[str] = field(default_factory=list)
     errors: list[tuple[str, str]] = field(default_factory=list)
     skipped: list[tuple[str, str]] = field(default_factory=list)
-
-
-def parse_html(html: str) -> Any:
-    """A page's markup as an lxml document, or None for empty or unparseable markup (then
-    there is nothing more to read than its text). A fresh tree each call: extractors prune
-    theirs."""
-    import lxml.html
-
-    if not html or not html.strip():
-        return None
-    try:
-        return lxml.html.document_fromstring(html.encode("utf-8", "replace"))
-    except Exception:  # lxml raises several types for markup it cannot read
-        return None
-
-
-def element_text(element: Any) -> str:
-    """An element's text on one line, its parts apart ("Feb 19, 2021" "Joe" as two, where
-    ``text_content`` would run "title<br>June 2, 2023" together as "titleJune")."""
-    return " ".join(" ".join(element.itertext()).split())
 
 
 def _page(crawled: Any) -> SitePage:

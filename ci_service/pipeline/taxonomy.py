@@ -99,3 +99,28 @@ def capability_item(name: str, description: str = "") -> dict[str, str]:
 
 def feature_item(name: str, description: str = "") -> dict[str, str]:
     return {"id": stable_id("feat", name), "name": name[:200], "description": description}
+
+
+def merge_items(current: list[dict], found: list[dict]) -> list[dict]:
+    """``current`` items plus ``found`` ones whose name is new; a known name keeps its id,
+    gains a description it lacked and takes the newest evidence (``evidenceIds``,
+    ``quotes``) when ``found`` has some."""
+    by_name = {normalize(i.get("name", "")): dict(i) for i in current or []}
+    for item in found:
+        key = normalize(item["name"])
+        if key in by_name:
+            if not by_name[key].get("description") and item.get("description"):
+                by_name[key]["description"] = item["description"]
+            for extra in ("evidenceIds", "quotes"):
+                if item.get(extra):
+                    by_name[key][extra] = item[extra]
+        else:
+            by_name[key] = dict(item)
+    ids: set[str] = set()
+    out = []
+    for item in by_name.values():
+        if item["id"] in ids:
+            continue
+        ids.add(item["id"])
+        out.append(item)
+    return out

@@ -12,7 +12,7 @@ delivery job sends it later (at least once; ``message_id`` is the ``webhook-id``
 deduplicate by).
 
 A :class:`Mute` silences one page (``url``) or one event type for one subscription, or for
-every subscription when it names only a competitor (rules in ``services.mutes``).
+every subscription when it names only a competitor (rules in ``services.alerts.mutes``).
 """
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ class Mute(BaseModel):
     subscription = ForeignKeyField(Subscription, null=True, on_delete="CASCADE")
     competitor = ForeignKeyField(Competitor, null=True, on_delete="CASCADE")
     event_type = CharField(max_length=60, null=True)
-    url = CharField(max_length=2000, null=True)  # normalised (services.mutes.normal_url)
+    url = CharField(max_length=2000, null=True)  # normalised (services.alerts.mutes.normal_url)
     created_by = ForeignKeyField(User, null=True, on_delete="SET NULL")
     created_at = UTCDateTimeField(default=utcnow)
 

@@ -24,7 +24,7 @@ from peewee import CharField, FloatField, ForeignKeyField, IntegerField, TextFie
 
 from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
 from ci_service.store.competitors import Competitor
-from ci_service.store.db import database, is_postgres
+from ci_service.store.engine import database, is_postgres
 from ci_service.store.identity import Workspace
 from ci_service.store.resources import Offering, Solution
 from ci_service.timeutil import utcnow

@@ -31,13 +31,13 @@ from collections.abc import Callable
 from pathlib import Path
 from urllib.parse import quote
 
+# BackupError and migrate_database live in backup_common.py, which pg_backup.py imports too
+# (no import cycles); they stay importable from here.
+from ci_service.store.backup_common import BackupError, migrate_database
 from ci_service.store.db import is_postgres_url, sqlite_path
+from ci_service.store.pg_backup import backup_postgres, restore_postgres
 
 LOCK_TIMEOUT = 0.5  # seconds to wait for exclusive access to a restore destination
-
-
-class BackupError(Exception):
-    """A backup or restore that cannot be done; the message says why."""
 
 
 def _file_path(url_or_path: str, what: str) -> Path:
@@ -123,8 +123,6 @@ def backup_database(
     sqlite3's callback. Returns ``{"path", "size", "pages", "seconds"}``.
     """
     if is_postgres_url(source):
-        from ci_service.store.pg_backup import backup_postgres
-
         return backup_postgres(source, dest, force=force)
     started = time.monotonic()
     source_path = _file_path(source, "source")
@@ -206,8 +204,6 @@ def restore_database(
     ``{"path", "size", "pages", "migrationsApplied", "seconds"}``.
     """
     if is_postgres_url(dest):
-        from ci_service.store.pg_backup import restore_postgres
-
         return restore_postgres(backup, dest, force=force)
     started = time.monotonic()
     backup_path = Path(backup).expanduser()
@@ -289,23 +285,6 @@ def _take_exclusive(conn: sqlite3.Connection, path: Path) -> None:
         raise BackupError(f"cannot lock {path}: {exc}") from None
     except sqlite3.DatabaseError as exc:  # not a database: a wrong path, most likely; keep it
         raise BackupError(f"{path} is not a SQLite database ({exc}); remove it first") from None
-
-
-def migrate_database(url_or_path: str) -> list[str]:
-    """Bring a restored database's schema up to date (the same migrations ``serve`` runs);
-    the models end bound to whatever they were bound to before."""
-    from ci_service.store.db import close_database, database, make_database
-    from ci_service.store.migrations import migrate
-
-    previous = database.obj
-    db = make_database(url_or_path, pool_size=1)
-    try:
-        database.initialize(db)  # migrations use the models, which are bound to the proxy
-        with db.connection_context():
-            return migrate(db)
-    finally:
-        database.initialize(previous)
-        close_database(db)
 
 
 def hold_open(url_or_path: str) -> sqlite3.Connection | None:

@@ -7,7 +7,7 @@ from datetime import datetime
 
 from peewee import CharField, Model, TextField
 
-from ci_service.store.db import database, new_id
+from ci_service.store.engine import database, new_id
 from ci_service.timeutil import read_stored, stored_text
 
 

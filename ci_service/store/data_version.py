@@ -29,7 +29,7 @@ from __future__ import annotations
 
 from peewee import Database
 
-from ci_service.store.db import database, is_postgres
+from ci_service.store.engine import database, is_postgres
 
 SKIP_TABLES = frozenset({"search_doc"})
 # Columns whose writes alone are bookkeeping (see above).

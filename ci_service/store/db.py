@@ -1,7 +1,10 @@
 """Database setup: SQLite (the default, one file) or PostgreSQL (several processes).
 
 One module-level proxy that every model binds to; the app factory and the CLI initialise it
-with a real database (nothing connects at import time).
+with a real database (nothing connects at import time). The proxy, ``new_id``,
+``is_postgres`` and the write transactions (``transaction``) live in engine.py, which imports
+no model, and are re-exported here: this module runs the migrations, which import every
+model, so the models importing it would make an import cycle.
 
 SQLite runs in WAL mode with foreign keys on and a busy timeout, and every transaction
 begins IMMEDIATE: a writer takes the lock up front, so concurrent writers wait on the busy
@@ -27,14 +30,11 @@ answer 503; ``discard_connection`` drops a broken one without returning it to th
 from __future__ import annotations
 
 import logging
-import os
-import sqlite3
 import threading
-import time
-from contextlib import ContextDecorator, contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 
-from peewee import Database, DatabaseProxy, InterfaceError, OperationalError, SqliteDatabase
+from peewee import Database, InterfaceError, OperationalError, SqliteDatabase
 from playhouse.pool import PooledPostgresqlDatabase
 
 from ci_service.store.connection_health import (
@@ -44,7 +44,19 @@ from ci_service.store.connection_health import (
     sqlite_outage,
 )
 
-database = DatabaseProxy()
+# Re-exported: the rest of the service imports these from here; engine.py says why they
+# live there.
+from ci_service.store.engine import (  # noqa: F401
+    MIGRATE_LOCK,
+    WRITE_LOCK,
+    database,
+    is_postgres,
+    joined_transaction,
+    new_id,
+    transaction,
+)
+from ci_service.store.migrations import migrate
+
 log = logging.getLogger("ci_service.db")
 
 SQLITE_BUSY_TIMEOUT = 10  # seconds a writer waits for the lock before "database is locked"
@@ -57,7 +69,7 @@ SQLITE_PRAGMAS = {
     "synchronous": "normal",
     # 4 MB of page cache per connection (serve keeps one per thread). At 16 MB, searches
     # at 100k intel items on 8 threads left the process at 241 MB RSS, at 4 MB 168 MB,
-    # with no measurable slowdown (issue 16, scripts/bench_search_hot.py).
+    # with no measurable slowdown (issue 16, bench/search_hot.py).
     "cache_size": -4_000,
     # Statement journals and temporary tables in memory, not in files under /var/tmp: a
     # deal write opened, wrote and deleted one per transaction (issue 16: 196 → 132
@@ -69,11 +81,6 @@ SQLITE_PRAGMAS = {
 SQLITE_FIELD_TYPES = {"JSONTEXT": "TEXT"}
 # FLOAT: peewee says REAL (4 bytes) on PostgreSQL; SQLite REAL is 8 bytes, so keep them equal.
 POSTGRES_FIELD_TYPES = {"JSONTEXT": "JSONB", "FLOAT": "DOUBLE PRECISION"}
-
-# Advisory lock keys (PostgreSQL). Advisory locks are per database, so two installations
-# on one server never share them.
-WRITE_LOCK = 7_301_001  # held by every write transaction until it ends
-MIGRATE_LOCK = 7_301_002  # held while migrations run (processes starting at once)
 
 POSTGRES_SCHEMES = ("postgresql://", "postgres://")
 DEFAULT_POOL_SIZE = 20
@@ -98,19 +105,6 @@ def require_postgres_driver() -> None:
         import psycopg2  # noqa: F401
     except ImportError:
         raise MissingDriver(MISSING_DRIVER) from None
-
-
-def new_id() -> str:
-    """A new row id: 32 hex digits in the UUID version 7 layout (RFC 9562), a millisecond
-    timestamp followed by 74 random bits. Ids made one after another sort together, so
-    the rows and index entries of one write land on the same few B-tree pages instead of
-    one random page each: a deal wrote a third of the pages it did with random ids
-    (issue 16), on either backend. Still unguessable where it matters: 74 random bits."""
-    millis = time.time_ns() // 1_000_000
-    rand = int.from_bytes(os.urandom(10), "big")
-    value = (millis & 0xFFFF_FFFF_FFFF) << 80 | 0x7 << 76 | (rand >> 62 & 0xFFF) << 64
-    value |= 0b10 << 62 | rand & 0x3FFF_FFFF_FFFF_FFFF
-    return f"{value:032x}"
 
 
 def is_postgres_url(url_or_path: str) -> bool:
@@ -299,15 +293,8 @@ def make_database(url_or_path: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> Da
     )
 
 
-def is_postgres(db: Database | None = None) -> bool:
-    db = db if db is not None else database.obj
-    return getattr(db, "backend", None) == "postgresql"
-
-
 def open_database(url_or_path: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> Database:
     """Bind the models to the database at ``url_or_path`` and bring its schema up to date."""
-    from ci_service.store.migrations import migrate
-
     db = make_database(url_or_path, pool_size=pool_size)
     database.initialize(db)
     with db.connection_context():
@@ -339,106 +326,6 @@ def keep_writer_connection(db: Database) -> None:
     leaves nothing open on the file."""
     if isinstance(db, SQLiteDatabase):
         db.keep_writer = True
-
-
-def _writer_connection(db: SQLiteDatabase):
-    """The SQLite connection every write transaction of this process uses (made on first
-    use; call with the writer lock held). None unless ``keep_writer_connection``, or for
-    an in-memory database, where each connection is a database of its own."""
-    if db.writer is None and db.keep_writer and db.database != ":memory:":
-        params = {**db.connect_params, "check_same_thread": False}  # one thread at a time
-        conn = sqlite3.connect(db.database, timeout=db._timeout, isolation_level=None, **params)
-        db._add_conn_hooks(conn)  # the same pragmas and functions as peewee's connections
-        db.writer = conn
-    return db.writer
-
-
-_STATE = ("conn", "closed", "ctx", "transactions", "commit_callbacks")
-
-
-class _Transaction(ContextDecorator):
-    """``database.atomic()`` that, when it is the outermost transaction (nested calls are
-    savepoints and already hold it), takes the write lock: ``WRITE_LOCK`` on PostgreSQL;
-    on SQLite a lock of this process, then ``BEGIN IMMEDIATE`` on the process's one
-    writer connection.
-
-    Why, on SQLite (issue 16): a writer that finds the file locked sleeps in SQLite's busy
-    handler (1, 2, 5, 10 … 100 ms) and polls, so threads of one server writing at once
-    spent most of their time asleep while the lock was free; threads queued on a Python
-    lock wake the moment it is released. And a connection drops its page cache whenever
-    another connection has written, so with each thread writing through its own, every
-    write began by reading its B-tree pages again (about 120 reads per deal); one writer
-    connection keeps them (in ``serve`` and ``worker``: ``keep_writer_connection``). The
-    thread's own connection is put back when the transaction ends. Other processes on the
-    file still meet SQLite's busy timeout; a thread that can't get the process lock within
-    that timeout writes on its own connection and waits in ``BEGIN IMMEDIATE``, as
-    before."""
-
-    def __enter__(self):
-        # Decided before entering: peewee counts transactions, not savepoints, so the depth
-        # inside a nested call is still 1.
-        outermost = database.transaction_depth() == 0
-        postgres = is_postgres()
-        self._lock = self._saved = None
-        if outermost and not postgres:
-            self._use_writer(database.obj)
-        self._atomic = database.atomic()
-        try:
-            txn = self._atomic.__enter__()
-        except BaseException:
-            self._release()
-            raise
-        if outermost and postgres:
-            try:
-                database.execute_sql("SELECT pg_advisory_xact_lock(%s)", (WRITE_LOCK,))
-            except BaseException as exc:
-                self._atomic.__exit__(type(exc), exc, exc.__traceback__)
-                raise
-        return txn
-
-    def __exit__(self, exc_type, exc, tb):
-        try:
-            return self._atomic.__exit__(exc_type, exc, tb)
-        finally:
-            self._release()
-
-    def _use_writer(self, db: SQLiteDatabase) -> None:
-        lock = db.writer_lock
-        if not lock.acquire(timeout=SQLITE_BUSY_TIMEOUT):
-            return
-        self._lock = lock
-        try:
-            writer = _writer_connection(db)
-        except BaseException:
-            self._release()
-            raise
-        if writer is not None:
-            state = db._state
-            self._saved = (state, tuple(getattr(state, name) for name in _STATE))
-            state.set_connection(writer)
-
-    def _release(self) -> None:
-        if self._saved is not None:
-            state, values = self._saved
-            for name, value in zip(_STATE, values, strict=True):
-                setattr(state, name, value)
-            self._saved = None
-        if self._lock is not None:
-            self._lock.release()
-            self._lock = None
-
-
-def transaction():
-    """One write unit: BEGIN IMMEDIATE ... COMMIT on SQLite, BEGIN + the write lock on
-    PostgreSQL (nested calls become savepoints)."""
-    return _Transaction()
-
-
-def joined_transaction():
-    """The open transaction, joined as it is, or a new one: for a write that commits or
-    fails with its caller's, where a savepoint would be two statements more for nothing
-    (the caller's transaction fails as a whole anyway)."""
-    return nullcontext() if database.transaction_depth() > 0 else transaction()
 
 
 @contextmanager

@@ -1,7 +1,7 @@
 """Events: what changed at a competitor (or in the workspace), stored when it happens.
 
 An event is written in the same transaction as the change it describes (see
-``services.events.emit``), so there is no change without its event and no event without its
+``services.alerts.events.emit``), so there is no change without its event and no event without its
 change. Events are history: deleting a competitor keeps its events (``competitor_id`` stays
 as written; the record link may then 404).
 """
@@ -15,6 +15,22 @@ from ci_service.store.identity import User, Workspace
 from ci_service.timeutil import utcnow
 
 IMPORTANCE = ("low", "normal", "high")  # low to high
+# The values of Event.type (services/alerts/events.py documents each); here so that the CLI
+# can offer them without loading the services.
+EVENT_TYPES = (
+    "competitor.price_changed",
+    "competitor.product_added",
+    "competitor.product_removed",
+    "competitor.news",
+    "competitor.person_added",
+    "competitor.person_removed",
+    "competitor.page_changed",
+    "battlecard.updated",
+    "deal.recorded",
+    "job.failed",
+    "subscription.paused",
+    "subscription.disabled",
+)
 
 
 class Event(BaseModel):

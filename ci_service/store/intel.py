@@ -29,7 +29,7 @@ from peewee import (
 
 from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
 from ci_service.store.competitors import Competitor
-from ci_service.store.db import database, is_postgres
+from ci_service.store.engine import database, is_postgres
 from ci_service.store.identity import Workspace
 from ci_service.store.resources import Offering
 from ci_service.timeutil import utcnow

@@ -43,7 +43,7 @@ from peewee import (
 )
 
 from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
-from ci_service.store.db import database, is_postgres, transaction
+from ci_service.store.engine import database, is_postgres, transaction
 from ci_service.store.identity import Workspace
 from ci_service.timeutil import utcnow
 
@@ -123,7 +123,7 @@ Job.add_index(
 class JobUpload(BaseModel):
     """An uploaded document waiting for its job, in the database (PostgreSQL), so a worker
     on another machine can read it; SQLite installations spool it to a file beside the
-    database instead (pipeline/offering_jobs.py)."""
+    database instead (services/collection/offering_jobs.py)."""
 
     data = BlobField()
     created_at = UTCDateTimeField(default=utcnow)

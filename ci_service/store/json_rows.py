@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from peewee import DatabaseError
 
-from ci_service.store.db import database, is_postgres
+from ci_service.store.engine import database, is_postgres
 
 # The stored form of every timestamp (timeutil.stored_text): 27 characters, microseconds, Z.
 _STORED_TIME_GLOB = "[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]T[0-9][0-9]:[0-9][0-9]:[0-9][0-9]"

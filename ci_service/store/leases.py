@@ -21,7 +21,7 @@ from typing import Any
 
 from peewee import CharField, FloatField, Model
 
-from ci_service.store.db import database
+from ci_service.store.engine import database
 
 SCHEDULER = "scheduler"
 SERVER_NOW = "extract(epoch from clock_timestamp())"

@@ -10,48 +10,20 @@ must not change an existing model's columns in place; it adds them with
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from peewee import Database
-from playhouse.migrate import SchemaMigrator
-from playhouse.migrate import migrate as run_operations
 
-from ci_service.store.db import is_postgres
+from ci_service.store.engine import MIGRATE_LOCK, is_postgres
+
+# The registry and the helpers live in migration_registry.py, which schema.py imports (no
+# import cycles: schema.py imports the models, and this module imports schema.py). The
+# names stay importable from here.
+from ci_service.store.migration_registry import (  # noqa: F401
+    MIGRATIONS,
+    Migration,
+    add_column_if_missing,
+    migration,
+)
 from ci_service.timeutil import iso, utcnow
-
-Migration = tuple[str, Callable[[Database], None]]
-MIGRATIONS: list[Migration] = []
-
-
-def migration(name: str):
-    """Register a migration function under ``name`` (order of registration is order of use)."""
-
-    def register(fn: Callable[[Database], None]):
-        if any(existing == name for existing, _ in MIGRATIONS):
-            raise ValueError(f"duplicate migration {name}")
-        MIGRATIONS.append((name, fn))
-        return fn
-
-    return register
-
-
-def add_column_if_missing(db: Database, table: str, column: str, field) -> None:
-    if column in {c.name for c in db.get_columns(table)}:
-        return
-    default = field.default
-    if not field.null and isinstance(default, int | float | str) and not isinstance(default, bool):
-        # One ALTER TABLE ... NOT NULL DEFAULT: peewee's migrator adds a NOT NULL column by
-        # rebuilding the table on SQLite, which fails on a large, busy file ("database table
-        # is locked") and copies every row for nothing.
-        kind = db._field_types.get(field.field_type, field.field_type)
-        literal = (
-            "'" + default.replace("'", "''") + "'" if isinstance(default, str) else repr(default)
-        )
-        db.execute_sql(
-            f'ALTER TABLE "{table}" ADD COLUMN "{column}" {kind} NOT NULL DEFAULT {literal}'
-        )
-        return
-    run_operations(SchemaMigrator.from_database(db).add_column(table, column, field))
 
 
 def applied_migrations(db: Database) -> list[str]:
@@ -64,8 +36,6 @@ def migrate(db: Database) -> list[str]:
     _load_all_migrations()
     if not is_postgres(db):
         return _migrate(db)
-    from ci_service.store.db import MIGRATE_LOCK
-
     # Processes starting at once: the first applies, the others wait, then find it done.
     db.execute_sql("SELECT pg_advisory_lock(%s)", (MIGRATE_LOCK,))
     try:
@@ -113,5 +83,7 @@ def _text_columns(db: Database) -> None:
 
 
 def _load_all_migrations() -> None:
-    # Importing the modules registers their migrations in order.
+    # Importing the list registers its migrations in order. Imported here, on first use, so
+    # importing this module (db.py does) does not import every model; not a cycle: schema.py
+    # imports migration_registry.py, not this module.
     from ci_service.store import schema  # noqa: F401

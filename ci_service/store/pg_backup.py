@@ -27,6 +27,7 @@ import uuid
 from pathlib import Path
 from urllib.parse import parse_qsl, unquote, urlencode, urlsplit, urlunsplit
 
+from ci_service.store.backup_common import BackupError, migrate_database
 from ci_service.store.db import redact_url
 
 ARCHIVE_MAGIC = b"PGDMP"
@@ -34,9 +35,7 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 TOOL_TIMEOUT = 6 * 3600  # a dump or restore that hangs this long is stuck, not slow
 
 
-def _error(message: str):
-    from ci_service.store.backup import BackupError
-
+def _error(message: str) -> BackupError:
     return BackupError(message)
 
 
@@ -205,8 +204,6 @@ def restore_postgres(backup: str | os.PathLike, url: str, *, force: bool = False
         env,
         "pg_restore",
     )
-    from ci_service.store.backup import migrate_database
-
     applied = migrate_database(url)
     return {
         "path": redact_url(url),

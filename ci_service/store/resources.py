@@ -31,7 +31,7 @@ class Offering(BaseModel):
     # [{name, price, currency, period, unit, onRequest, priceText, features, evidenceIds,
     #   quotes}] (fields.PricingPlanSchema); competitors' plans come from their pricing pages.
     pricing = JSONField(default=list)
-    # Price changes between two collections, newest first (pipeline.pricing_store).
+    # Price changes between two collections, newest first (collection.pricing_store).
     pricing_changes = JSONField(default=list)
     is_active = BooleanField(default=True)
     created_by_user_id = CharField(max_length=64, null=True)

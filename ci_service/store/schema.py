@@ -9,7 +9,7 @@ from ci_service.store.graph import GraphEdge, GraphNode
 from ci_service.store.identity import ApiKey, RateLimitCounter, Tenant, User, Workspace
 from ci_service.store.intel import IntelEmbedding, IntelItem, create_intel_fts
 from ci_service.store.jobs import Job
-from ci_service.store.migrations import add_column_if_missing, migration
+from ci_service.store.migration_registry import add_column_if_missing, migration
 from ci_service.store.resources import Deal, Offering, Organization, Solution
 from ci_service.store.trees import KnowledgeTree, TreeNode
 
@@ -208,7 +208,7 @@ def add_deal_competitors(db):
     # Issue 28: every competitor in a deal (beyond the contract: a WON deal can name whom we
     # beat). One ALTER with a literal default (see add_column_if_missing), then a LOST
     # deal's competitor becomes its list's first entry, as services/workspace/deals.py writes it.
-    from ci_service.store.db import is_postgres
+    from ci_service.store.engine import is_postgres
 
     add_column_if_missing(db, "deal", "competitor_ids", JSONField(default="[]"))
     array = "jsonb_build_array" if is_postgres(db) else "json_array"

@@ -13,7 +13,7 @@ from typing import Any
 
 from peewee import Model
 
-from ci_service.store.db import database, is_postgres
+from ci_service.store.engine import database, is_postgres
 
 _SQL: dict[tuple, str] = {}
 

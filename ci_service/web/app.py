@@ -113,10 +113,10 @@ def create_app(
     from ci_service.web.routes.oauth_connections import blp as connections_blueprint
 
     api.register_blueprint(connections_blueprint)  # issue 17; kept out of BLUEPRINTS' file
-    from ci_service.mcp.http import bp as mcp_blueprint
+    from ci_service.web.mcp_http import bp as mcp_blueprint
 
     app.register_blueprint(mcp_blueprint)  # JSON-RPC, outside the REST OpenAPI document
-    from ci_service.web import oauth_routes
+    from ci_service.web.oauth import routes as oauth_routes
 
     oauth_routes.install(app)  # the tool server's OAuth 2.1 endpoints (issue 17)
     app.extensions["ci_api"] = api

@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -26,6 +25,7 @@ import pytest
 
 from tests.backends import unavailable
 from tests.live import LiveServer, ci_service_command, run_cli
+from tests.waiting import wait_for
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -86,13 +86,13 @@ class Live:
 
     def wait_for_job(self, job_id: str, timeout: float = 60) -> dict:
         """Poll ``GET /api/jobs/{id}`` until the job is no longer running; the job."""
-        deadline = time.monotonic() + timeout
-        while True:
-            job = self.api("GET", f"/api/jobs/{job_id}").json()["job"]
-            if job["status"] != "running":
-                return job
-            assert time.monotonic() < deadline, f"job {job_id} still running: {job}"
-            time.sleep(0.2)
+        return wait_for(
+            lambda: self.api("GET", f"/api/jobs/{job_id}").json()["job"],
+            timeout,
+            0.2,
+            f"job {job_id} to end",
+            until=lambda job: job["status"] != "running",
+        )
 
     def add_competitor(self, name: str, url: str, wait: bool = True) -> tuple[dict, str]:
         """POST /api/competitors (its collect job runs in the live server); with ``wait``,
@@ -169,8 +169,9 @@ def live(chromium, session_database_url) -> Live:
 
 @pytest.fixture(scope="session")
 def browser(chromium):
-    from playwright.sync_api import sync_playwright
+    from playwright.sync_api import expect, sync_playwright
 
+    expect.set_options(timeout=TIMEOUT_MS)  # expect(...) waits as long as page actions do
     with sync_playwright() as playwright:
         launched = playwright.chromium.launch(
             executable_path=chromium, args=CHROMIUM_ARGS, headless=True
@@ -220,6 +221,19 @@ class Tab:
             menu.click()  # on a phone the header's links and Sign out are behind Menu
         with self.page.expect_navigation():
             self.page.get_by_role("button", name="Sign out").click()
+
+
+def reload_until(page, check, message: str, timeout: float = 90) -> None:
+    """Reload ``page`` every half second until ``check()`` holds (a page that shows a job's
+    end once reloaded); ``check`` may assert to stop at once (the job failed)."""
+
+    def reloaded_check() -> bool:
+        if check():
+            return True
+        page.reload()
+        return False
+
+    wait_for(reloaded_check, timeout, 0.5, message, sleep=lambda s: page.wait_for_timeout(s * 1000))
 
 
 SEVERE = ("serious", "critical")

@@ -2,34 +2,37 @@
 
 from __future__ import annotations
 
+import re
 import secrets
+
+from playwright.sync_api import expect
 
 from tests.browser.conftest import PASSWORD
 
 
 def test_sign_in_and_sign_out(tab, live, shot):
     tab.go("/settings")
-    assert tab.page.url == live.url + "/signin?next=/settings"
+    expect(tab.page).to_have_url(live.url + "/signin?next=/settings")
     shot(tab, "signin")
     tab.page.get_by_label("E-mail address").fill(live.owner)
     tab.page.get_by_label("Password").fill("not the password")
     with tab.page.expect_navigation():
         tab.page.get_by_role("button", name="Sign in").click()
-    assert tab.page.get_by_role("alert").inner_text() == "Wrong e-mail address or password"
+    expect(tab.page.get_by_role("alert")).to_have_text("Wrong e-mail address or password")
 
     tab.page.get_by_label("Password").fill(live.password)
     with tab.page.expect_navigation():
         tab.page.get_by_role("button", name="Sign in").click()
-    assert tab.page.url == live.url + "/settings"  # back where they were going
-    assert tab.page.locator("header .role").inner_text() == "OWNER"
+    expect(tab.page).to_have_url(live.url + "/settings")  # back where they were going
+    expect(tab.page.locator("header .role")).to_have_text("OWNER")
     cookie = next(c for c in tab.page.context.cookies() if c["name"] == "ci_session")
     assert cookie["httpOnly"] and cookie["sameSite"] == "Lax"
     assert "ci_session" not in tab.page.evaluate("document.cookie")  # scripts never see it
 
     tab.sign_out()
-    assert tab.page.url == live.url + "/signin"
+    expect(tab.page).to_have_url(live.url + "/signin")
     tab.go("/")
-    assert tab.page.url.startswith(live.url + "/signin")
+    expect(tab.page).to_have_url(re.compile("^" + re.escape(live.url + "/signin")))
     assert not tab.errors and not tab.dialogs
 
 
@@ -38,16 +41,16 @@ def test_an_invite_link_from_the_cli(tab, live, shot):
     link = live.invite(email, "EDITOR")
     assert link.startswith(live.url + "/invite/")
     tab.page.goto(link)
-    assert email in tab.page.locator("main").inner_text()
+    expect(tab.page.locator("main")).to_contain_text(email)
     shot(tab, "invite")
     tab.page.get_by_label("Password", exact=True).fill(PASSWORD)
     tab.page.get_by_label("Password again").fill(PASSWORD)
     with tab.page.expect_navigation():
         tab.page.get_by_role("button", name="Join the workspace").click()
-    assert tab.page.url == live.url + "/"  # home, signed in
-    assert tab.page.locator("header .role").inner_text() == "EDITOR"
+    expect(tab.page).to_have_url(live.url + "/")  # home, signed in
+    expect(tab.page.locator("header .role")).to_have_text("EDITOR")
     tab.page.goto(link)  # one use only
-    assert "not valid" in tab.page.locator("h1").inner_text()
+    expect(tab.page.locator("h1")).to_contain_text("not valid")
 
 
 def test_an_invite_made_on_the_users_page(signed_in, browser, live, shot):
@@ -61,7 +64,7 @@ def test_an_invite_made_on_the_users_page(signed_in, browser, live, shot):
     link = page.get_by_label("Invite link").input_value()
     shot(signed_in, "settings-users")
     signed_in.go("/settings/users")
-    assert page.get_by_label("Invite link").count() == 0  # shown once
+    expect(page.get_by_label("Invite link")).to_have_count(0)  # shown once
 
     other = browser.new_context()
     try:
@@ -71,12 +74,12 @@ def test_an_invite_made_on_the_users_page(signed_in, browser, live, shot):
         newcomer.get_by_label("Password again").fill(PASSWORD)
         with newcomer.expect_navigation():
             newcomer.get_by_role("button", name="Join the workspace").click()
-        assert newcomer.url == live.url + "/"
-        assert newcomer.locator("header .role").inner_text() == "VIEWER"
+        expect(newcomer).to_have_url(live.url + "/")
+        expect(newcomer.locator("header .role")).to_have_text("VIEWER")
     finally:
         other.close()
     signed_in.go("/settings/users")
-    assert email in page.locator("table.people").inner_text()
+    expect(page.locator("table.people")).to_contain_text(email)
 
 
 def _write_controls(page) -> list[str]:
@@ -100,14 +103,14 @@ def test_a_viewer_sees_no_write_buttons(tab, live, shot):
     assert made.status_code == 200, made.text
     product_id = made.json()["product"]["id"]
     tab.sign_in(live.viewer)
-    assert tab.page.locator("header .role").inner_text() == "VIEWER"
+    expect(tab.page.locator("header .role")).to_have_text("VIEWER")
     for path in ("/", "/settings", "/settings/products", f"/settings/products/{product_id}"):
         response = tab.go(path)
         assert response.status == 200, path
         assert _write_controls(tab.page) == [], path
-        assert tab.page.locator("main textarea").count() == 0, path
+        expect(tab.page.locator("main textarea")).to_have_count(0)
     shot(tab, "viewer-settings-products")
-    assert "Viewer product" in tab.page.locator("main").inner_text()
+    expect(tab.page.locator("main")).to_contain_text("Viewer product")
     for path in ("/settings/users", "/settings/keys"):
         assert tab.go(path).status == 403, path
     assert not tab.errors and not tab.dialogs

@@ -53,7 +53,8 @@ def test_read_edit_and_regenerate_a_battlecard(signed_in, live, card, shot):
     # The evidence: one click away, the quote and a link opening the page at it.
     lose.locator("details.bc-evidence summary").click()
     expect(lose.locator("blockquote.quote").first).to_be_visible()
-    assert "#:~:text=" in lose.locator("details.bc-evidence a").first.get_attribute("href")
+    evidence_link = lose.locator("details.bc-evidence a").first
+    expect(evidence_link).to_have_attribute("href", re.compile("#:~:text="))
     # A hand edit in the tile's form: saved, marked edited.
     tile = page.locator("#whyWeLose")
     tile.get_by_role("button", name="Edit why we lose").click()
@@ -103,8 +104,8 @@ def test_tiles_evidence_and_a_tile_edit(signed_in, card, shot, axe):
     hero, grid = kill.bounding_box(), page.locator(".bc-tiles").bounding_box()
     assert abs(hero["width"] - grid["width"]) < 2  # across the grid
     lose = page.locator("#whyWeLose")
+    expect(lose.locator("li.bc-item").nth(1)).to_be_attached()  # two items or more
     count = lose.locator("li.bc-item").count()
-    assert count >= 2
     expect(lose.locator("h2 .bc-count")).to_have_text(f"{count} items")
     # laptop: the tiles sit side by side (two or three columns)
     boxes = [tiles.nth(n).bounding_box() for n in (1, 2)]
@@ -160,7 +161,7 @@ def test_tiles_evidence_and_a_tile_edit(signed_in, card, shot, axe):
 
     # Edit, change item 2's title, Save: kept after a reload, item 1 not marked edited.
     toggle.click()
-    assert lose.get_by_label("Title of item 2").input_value() == before
+    expect(lose.get_by_label("Title of item 2")).to_have_value(before)
     words = f"They win on price for small teams {secrets.token_hex(2)}"
     lose.get_by_label("Title of item 2").fill(words)
     with page.expect_navigation():

@@ -146,7 +146,7 @@ def world(live):
 def test_changes_feed_filter_diff_and_mark_all_read(tab, world, shot, axe):
     page = tab.page
     tab.sign_in(EMAIL, next_path="/changes")
-    assert page.url.endswith("/changes")
+    expect(page).to_have_url(re.compile(r"/changes$"))
     nav = page.get_by_role("navigation", name="Main").get_by_role(
         "link", name=re.compile("Changes")
     )
@@ -164,7 +164,7 @@ def test_changes_feed_filter_diff_and_mark_all_read(tab, world, shot, axe):
     page.get_by_label("Competitor", exact=True).select_option(label="Globex")
     with page.expect_navigation():
         page.get_by_role("button", name="Filter").click()
-    assert f"competitorId={world['globex']}" in page.url
+    expect(page).to_have_url(re.compile(f"competitorId={world['globex']}"))
     expect(items).to_have_count(3)
     expect(page.locator(".ch-feed")).not_to_contain_text("Initech")
 
@@ -183,7 +183,7 @@ def test_changes_feed_filter_diff_and_mark_all_read(tab, world, shot, axe):
     # switch to inline: − removed then + added in one column
     with page.expect_navigation():
         page.get_by_role("link", name="Inline").click()
-    assert page.url.endswith("?view=inline")
+    expect(page).to_have_url(re.compile(r"\?view=inline$"))
     inline = page.locator("table.diff-inline")
     expect(inline).to_be_visible()
     expect(inline.locator("tr.removed").first).to_contain_text("$49 per agent")

@@ -9,6 +9,8 @@ The rows are written straight into the live server's database, as the services s
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -220,12 +222,11 @@ def test_matrix_cell_opens_to_its_matched_features(owner, claims, shot):
     page = owner.page
     owner.go(f"/matrix?productId={claims['product']}")
     cell = cell_in(page, "integrations", claims)
-    assert "1 matched" in cell.locator("summary").inner_text()
+    expect(cell.locator("summary")).to_contain_text("1 matched")
     body = cell.locator(".features")
-    assert not body.is_visible()  # closed until opened
+    expect(body).to_be_hidden()  # closed until opened
     cell.locator("summary").click()
-    assert body.is_visible()
-    text = body.inner_text()
+    expect(body).to_be_visible()
     for words in (
         "REST connectors",
         "REST API data sources",
@@ -239,21 +240,22 @@ def test_matrix_cell_opens_to_its_matched_features(owner, claims, shot):
         SENTENCES["rest"],
         SENTENCES["selfhost"],
     ):
-        assert words in text, words
+        expect(body).to_contain_text(words)
     link = body.locator(".matched a").first
-    assert link.is_visible() and "#:~:text=" in link.get_attribute("href")
+    expect(link).to_be_visible()
+    expect(link).to_have_attribute("href", re.compile("#:~:text="))
     # the cell stays readable: the opened body is not squeezed into a narrow column
     assert cell.bounding_box()["width"] >= 320
     # a hostile feature name is text, never markup
     core = cell_in(page, "core-features", claims)
     core.locator("summary").click()
-    assert f"Dashboards {HOSTILE}" in core.locator(".features").inner_text()
+    expect(core.locator(".features")).to_contain_text(f"Dashboards {HOSTILE}")
     core.locator("summary").click()
     # a cell without features opens as before
     plain = cell_in(page, "security-compliance", claims)
     plain.locator("summary").click()
-    assert plain.locator(".features").count() == 0
-    assert "both products cover it" in plain.inner_text()
+    expect(plain.locator(".features")).to_have_count(0)
+    expect(plain).to_contain_text("both products cover it")
     plain.locator("summary").click()
     shot(owner, "matrix-cell-features")
     assert owner.errors == [] and owner.dialogs == []
@@ -278,7 +280,8 @@ def test_matrix_cell_features_fit_a_phone(browser, live, claims, shot):
         cell = cell_in(tab.page, "integrations", claims)
         cell.locator("summary").click()
         body = cell.locator(".features")
-        assert body.is_visible() and SENTENCES["rest"] in body.inner_text()
+        expect(body).to_be_visible()
+        expect(body).to_contain_text(SENTENCES["rest"])
         # the table scrolls sideways inside its frame; the page itself does not
         width = tab.page.evaluate("document.documentElement.scrollWidth")
         assert width <= 390, width
@@ -298,27 +301,28 @@ def test_battlecard_items_show_their_claims(owner, claims, shot):
     owner.go(f"/battlecards/{claims['card']}")
     win = page.locator("#whyWeWin-0")
     # on the line: where they stand; behind the item's disclosure: the claim's details
-    assert win.locator(".bc-line .badge.bc-they-lack").inner_text() == "They lack it"
+    expect(win.locator(".bc-line .badge.bc-they-lack")).to_have_text("They lack it")
     win.locator("details.bc-evidence > summary").click()
     expect(win.locator(".bc-feature")).to_have_text("Feature: Self-hosting")
     expect(win.locator(".bc-read")).to_contain_text(READ)
     pages = win.locator("details.bc-pages")
     pages.locator("summary").click()
-    assert pages.get_by_role("link", name="Northwind pricing").is_visible()
-    assert page.locator("#whyWeLose-0 .badge").inner_text() == "We lack it"
+    expect(pages.get_by_role("link", name="Northwind pricing")).to_be_visible()
+    expect(page.locator("#whyWeLose-0 .badge")).to_have_text("We lack it")
     objection = page.locator("#objections-0")
-    assert objection.locator(".badge").inner_text() == "They have it"
+    expect(objection.locator(".badge")).to_have_text("They have it")
     objection.locator("details.bc-evidence > summary").click()
     pair = objection.locator(".bc-matched li").first
     expect(pair).to_be_visible()
-    assert "REST connectors" in pair.inner_text() and "REST API data sources" in pair.inner_text()
-    assert pair.locator("blockquote").inner_text() == f"“{SENTENCES['rest']}”"
-    assert "#:~:text=" in pair.get_by_role("link").get_attribute("href")
+    expect(pair).to_contain_text("REST connectors")
+    expect(pair).to_contain_text("REST API data sources")
+    expect(pair.locator("blockquote")).to_have_text(f"“{SENTENCES['rest']}”")
+    expect(pair.get_by_role("link")).to_have_attribute("href", re.compile("#:~:text="))
     soon = page.locator("#talkingPoints-0")
-    assert soon.locator(".badge").inner_text() == "Coming soon"
+    expect(soon.locator(".badge")).to_have_text("Coming soon")
     soon.locator("details.bc-evidence > summary").click()
     expect(soon.locator(".bc-matched")).to_contain_text("Self-host Pro plan")
-    assert "Matches at" in soon.inner_text()
+    expect(soon).to_contain_text("Matches at")
     page.evaluate("window.scrollTo(0, 0)")  # the header sticks where the page was scrolled
     shot(owner, "battlecard-claims")
     assert owner.errors == [] and owner.dialogs == []

@@ -44,7 +44,7 @@ def test_the_status_and_the_results_appear_without_a_reload(signed_in, live, gat
     signed_in.go(f"/competitors/{competitor['id']}")
     badge = page.locator("h1 .badge")
     expect(badge).to_have_text(re.compile("^(PENDING|PROCESSING)$"))
-    assert badge.get_attribute("data-live-pending") is not None
+    expect(badge).to_have_attribute("data-live-pending")
     summary = page.locator("#summary")
     expect(summary).to_contain_text("No products found yet.")
     # Marks a reload would wipe out, and every navigation of the tab.
@@ -54,14 +54,14 @@ def test_the_status_and_the_results_appear_without_a_reload(signed_in, live, gat
 
     gate.set()  # the collect goes on; live.js follows the job and then the page
     expect(badge).to_have_text("COMPLETE", timeout=ANALYSIS_MS)
-    assert badge.get_attribute("data-live-pending") is None
+    expect(badge).not_to_have_attribute("data-live-pending")
     expect(summary.locator(".cp-offers")).to_contain_text("FlowDesk")
     expect(page.locator("#latest-news .cp-news li").first).to_be_visible()
     expect(summary.locator(".cp-facts")).to_contain_text("Austin")
     expect(page.locator("[data-live-status]")).to_have_text("Updated")
     assert page.evaluate("window.notReloaded === true")
     assert navigations == []
-    assert "reload" not in page.locator("main").inner_text().lower()
+    expect(page.locator("main")).not_to_contain_text("reload", ignore_case=True)
 
     # The news shown is newest first by the dates the posts state.
     dates = page.locator("#latest-news .cp-news time").evaluate_all(
@@ -74,7 +74,9 @@ def test_the_status_and_the_results_appear_without_a_reload(signed_in, live, gat
     news_tab.focus()
     with page.expect_navigation():
         page.keyboard.press("Enter")
-    assert page.url.endswith(f"/competitors/{competitor['id']}?tab=news")
+    expect(page).to_have_url(
+        re.compile(re.escape(f"/competitors/{competitor['id']}?tab=news") + "$")
+    )
     current = page.locator("nav.cp-tabs a[aria-current='page']")
     expect(current).to_have_count(1)
     expect(current).to_contain_text("News")

@@ -51,7 +51,7 @@ def test_edit_name_and_relevant_products_then_the_matrix_has_both_columns(
     signed_in.go(f"/competitors/{competitor['id']}")
     with page.expect_navigation():
         page.get_by_role("link", name="Edit", exact=True).click()
-    assert page.url.endswith(f"/competitors/{competitor['id']}/edit")
+    expect(page).to_have_url(re.compile(re.escape(f"/competitors/{competitor['id']}/edit") + "$"))
     renamed = f"Quillmark Studio {tag}"
     page.get_by_label("Name", exact=True).fill(renamed)
     page.get_by_label(product["name"]).check()
@@ -68,7 +68,7 @@ def test_edit_name_and_relevant_products_then_the_matrix_has_both_columns(
     page.get_by_label("Our product").select_option(label=product["name"])
     with page.expect_navigation():
         page.get_by_role("button", name="Apply filters").click()
-    assert f"productId={product['id']}" in page.url
+    expect(page).to_have_url(re.compile(f"productId={product['id']}"))
     header = page.locator("table.matrix thead")
     expect(header.locator("th.ours")).to_be_visible()
     expect(header.get_by_role("columnheader", name=renamed)).to_be_visible()
@@ -100,7 +100,7 @@ def test_adding_a_tracked_website_warns_and_links_to_it(signed_in, live, site, s
     assert f"Tracked again {tag}" not in competitor_names(live)
     with page.expect_navigation():
         warning.get_by_role("link", name=f"Tracked {tag}").click()
-    assert page.url.endswith(f"/competitors/{first['id']}")
+    expect(page).to_have_url(re.compile(re.escape(f"/competitors/{first['id']}") + "$"))
     expect(page.locator("h1")).to_contain_text(f"Tracked {tag}")
     assert signed_in.errors == [] and signed_in.dialogs == []
 
@@ -118,7 +118,7 @@ def test_add_anyway_adds_the_second_competitor(signed_in, live, site):
     page.get_by_label("Add anyway").check()
     with page.expect_navigation():
         page.get_by_role("button", name="Add and analyze").click()
-    assert re.search(r"/competitors/[^/]+$", page.url)
+    expect(page).to_have_url(re.compile(r"/competitors/[^/]+$"))
     expect(page.locator("h1")).to_contain_text(f"Twice again {tag}")
     assert f"Twice again {tag}" in competitor_names(live)
 
@@ -142,7 +142,7 @@ def test_delete_a_competitor_from_its_page(signed_in, live, site, shot, axe):
     assert axe(signed_in) == []
     with page.expect_navigation():
         page.get_by_role("button", name=f"Delete {name}").click()
-    assert page.url == live.url + "/?deleted=1"
+    expect(page).to_have_url(live.url + "/?deleted=1")
     expect(page.get_by_role("status").filter(has_text="The competitor was deleted")).to_be_visible()
     expect(page.locator("table.competitors")).not_to_contain_text(name)
     assert live.api("GET", f"/api/competitors/{competitor['id']}").status_code == 404

@@ -14,14 +14,15 @@ import base64
 import hashlib
 import re
 import secrets
-import time
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import httpx
 import pytest
+from playwright.sync_api import expect
 
 from tests.intel_support import FixtureServer
+from tests.waiting import wait_for
 
 CALLBACK = "/callback"
 BACK_PAGE = b"<!doctype html><title>Signed in</title><p>You can close this window.</p>"
@@ -38,14 +39,18 @@ def receiver():
 
 def received(receiver: FixtureServer, timeout: float = 15) -> dict[str, str]:
     """The query of the first request to the callback (polled until it arrived)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        paths = [p for p in receiver.paths() if urlsplit(p).path == CALLBACK]
-        if paths:
-            assert len(paths) == 1, paths
-            return {k: v[0] for k, v in parse_qs(urlsplit(paths[0]).query).items()}
-        assert time.monotonic() < deadline, "the redirect never reached the client"
-        time.sleep(0.05)
+    paths = wait_for(
+        lambda: [p for p in receiver.paths() if urlsplit(p).path == CALLBACK],
+        timeout,
+        message="the redirect to reach the client",
+    )
+    assert len(paths) == 1, paths
+    return {k: v[0] for k, v in parse_qs(urlsplit(paths[0]).query).items()}
+
+
+def at_path(live, path: str) -> re.Pattern:
+    """``expect(page).to_have_url(at_path(live, "/x"))``: the app's page ``path``, any query."""
+    return re.compile("^" + re.escape(live.url + path) + r"(\?|$)")
 
 
 @dataclass
@@ -133,7 +138,7 @@ def open_consent(tab, live, client: Client) -> None:
         page.get_by_label("Password").fill(live.password)
         with page.expect_navigation():
             page.get_by_role("button", name="Sign in").click()
-    assert urlsplit(page.url).path == "/oauth/authorize", page.url
+    expect(page).to_have_url(at_path(live, "/oauth/authorize"))
     page.get_by_role("heading", name=f"Connect “{client.name}” to ci-service").wait_for()
 
 
@@ -151,17 +156,17 @@ def test_connect_use_and_disconnect_an_app(tab, live, receiver, shot):
     open_consent(tab, live, client)  # not signed in yet: the link goes through /signin
 
     main = page.locator("main")
-    text = main.inner_text()
-    assert client.name in text and live.owner in text
-    assert urlsplit(client.redirect_uri).netloc in text  # where the answer goes
+    expect(main).to_contain_text(client.name)
+    expect(main).to_contain_text(live.owner)
+    expect(main).to_contain_text(urlsplit(client.redirect_uri).netloc)  # where the answer goes
     workspace = main.get_by_role("group", name="Workspace")
     choice = workspace.get_by_role("radio", name=re.compile(rf"^{live.workspace}\b"))
-    assert choice.is_checked() and choice.is_enabled()
-    assert "OWNER · ENTERPRISE" in workspace.inner_text()
+    expect(choice).to_be_checked()
+    expect(choice).to_be_enabled()
+    expect(workspace).to_contain_text("OWNER · ENTERPRISE")
     scopes = main.get_by_role("group", name="What it may do")
     for scope in ("read", "write"):
-        box = scopes.get_by_role("checkbox", name=re.compile(rf"^{scope}:"))
-        assert box.is_checked()
+        expect(scopes.get_by_role("checkbox", name=re.compile(rf"^{scope}:"))).to_be_checked()
     shot(tab, "oauth_consent")
 
     answer_consent(tab, client, "Allow")
@@ -180,16 +185,17 @@ def test_connect_use_and_disconnect_an_app(tab, live, receiver, shot):
         page.get_by_role("navigation", name="Settings").get_by_role(
             "link", name="Connected apps"
         ).click()
-    assert urlsplit(page.url).path == "/settings/connections"
+    expect(page).to_have_url(at_path(live, "/settings/connections"))
     row = page.locator("table tbody tr", has_text=client.name)
-    assert row.count() == 1
-    assert client.client_id in row.inner_text() and "read, write" in row.inner_text()
+    expect(row).to_have_count(1)
+    expect(row).to_contain_text(client.client_id)
+    expect(row).to_contain_text("read, write")
     shot(tab, "connected_apps")
 
     with page.expect_navigation():
         row.get_by_role("button", name=f"Disconnect {client.name}").click()
-    assert page.get_by_role("status").inner_text() == "App disconnected."
-    assert page.locator("table tbody tr", has_text=client.name).count() == 0
+    expect(page.get_by_role("status")).to_have_text("App disconnected.")
+    expect(page.locator("table tbody tr", has_text=client.name)).to_have_count(0)
     refused = client.tools_list(tokens["access_token"])
     assert refused.status_code == 401, refused.text
     assert refused.headers["WWW-Authenticate"].startswith("Bearer ")
@@ -204,5 +210,5 @@ def test_denying_sends_access_denied_back(signed_in, live, receiver):
     assert sent["error"] == "access_denied" and "code" not in sent
     assert sent["state"] == client.state and sent["iss"] == live.url
     signed_in.go("/settings/connections")
-    assert signed_in.page.locator("table tbody tr", has_text=client.name).count() == 0
+    expect(signed_in.page.locator("table tbody tr", has_text=client.name)).to_have_count(0)
     assert not signed_in.errors and not signed_in.dialogs

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
 import secrets
-import time
 
 import pytest
+from playwright.sync_api import expect
 
+from tests.browser.conftest import reload_until
 from tests.intel_support import FixtureServer
 
 
@@ -52,18 +54,19 @@ def test_add_a_competitor_and_watch_its_job_finish(signed_in, northwind, shot):
     page.get_by_label("Website URL").fill(northwind.url("/"))
     with page.expect_navigation():
         page.get_by_role("button", name="Add and analyze").click()
-    assert "/competitors/" in page.url
-    assert name in page.locator("h1").inner_text()
-    deadline = time.monotonic() + 60
-    while "COMPLETE" not in page.locator("h1").inner_text():
-        assert "ERROR" not in page.locator("h1").inner_text(), page.locator("main").inner_text()
-        assert time.monotonic() < deadline, "the analysis did not finish in 60 s"
-        page.wait_for_timeout(500)
-        page.reload()
-    assert "Lisbon" in page.locator("main").inner_text()  # the profile read from the site
+    expect(page).to_have_url(re.compile("/competitors/"))
+    expect(page.locator("h1")).to_contain_text(name)
+
+    def finished() -> bool:
+        heading = page.locator("h1").inner_text()
+        assert "ERROR" not in heading, page.locator("main").inner_text()
+        return "COMPLETE" in heading
+
+    reload_until(page, finished, "the analysis to finish", timeout=60)
+    expect(page.locator("main")).to_contain_text("Lisbon")  # the profile read from the site
     shot(signed_in, "competitor-northwind")
     signed_in.go("/")
-    assert name in page.locator("table.competitors").inner_text()
+    expect(page.locator("table.competitors")).to_contain_text(name)
     shot(signed_in, "home")
     assert signed_in.errors == [] and signed_in.dialogs == []
 
@@ -77,11 +80,12 @@ def test_search_from_the_header(signed_in, live, northwind, shot):
     box.fill(name)
     with page.expect_navigation():
         box.press("Enter")
-    assert page.url.startswith(signed_in.live.url + "/search?q=")
+    expect(page).to_have_url(re.compile("^" + re.escape(signed_in.live.url + "/search?q=")))
     shot(signed_in, "search")
     with page.expect_navigation():
         page.locator("main").get_by_role("link", name=name).first.click()
-    assert "/competitors/" in page.url and name in page.locator("h1").inner_text()
+    expect(page).to_have_url(re.compile("/competitors/"))
+    expect(page.locator("h1")).to_contain_text(name)
 
 
 def test_the_graph_draws_and_a_click_shows_neighbours(signed_in, live, northwind, shot):
@@ -94,12 +98,12 @@ def test_the_graph_draws_and_a_click_shows_neighbours(signed_in, live, northwind
     page.get_by_label("Find a node").fill(name)
     page.locator("#graph-find").get_by_role("button", name="Go").click()
     panel = page.locator("#graph-panel")
-    assert panel.locator("h2").inner_text() == name
-    assert panel.get_by_text("Neighbours (").count() == 1
+    expect(panel.locator("h2")).to_have_text(name)
+    expect(panel.get_by_text("Neighbours (")).to_have_count(1)
     page.keyboard.press("Escape")  # unselect, then click the node (centred on the canvas)
-    assert panel.locator("h2").count() == 0
+    expect(panel.locator("h2")).to_have_count(0)
     page.locator("#graph-canvas").click()
-    assert panel.locator("h2").inner_text() == name
-    assert panel.locator("ul.neighbours li").count() >= 1
+    expect(panel.locator("h2")).to_have_text(name)
+    expect(panel.locator("ul.neighbours li").first).to_be_attached()  # one neighbour or more
     shot(signed_in, "graph-northwind")
     assert signed_in.errors == []

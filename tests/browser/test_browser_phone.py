@@ -4,6 +4,8 @@ without JavaScript the links are simply shown)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import expect
 
@@ -93,7 +95,7 @@ def test_the_phone_menu_opens_and_closes_by_keyboard(phone, shot):
     expect(menu).to_be_focused()
     with page.expect_navigation():
         page.get_by_label("Search competitors, battlecards and intel").press("Enter")
-    assert "/search" in page.url
+    expect(page).to_have_url(re.compile("/search"))
 
 
 def test_without_javascript_the_links_are_shown(browser, live):

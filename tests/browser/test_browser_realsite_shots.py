@@ -13,13 +13,13 @@ from __future__ import annotations
 import html
 import re
 import secrets
-import time
 
 import httpx
 import pytest
 from playwright.sync_api import expect
 
 from bench import quality
+from tests.waiting import wait_for
 
 WORKSPACE = "readme-shots"
 EMAIL = "owner@readme-shots.example"
@@ -71,13 +71,13 @@ def ok(response) -> dict:
 
 
 def wait_for_card(own, card_id: str) -> dict:
-    deadline = time.monotonic() + COLLECT_TIMEOUT
-    while True:
-        card = ok(own.api("GET", f"/api/battlecards/{card_id}"))["battlecard"]
-        if card["status"] != "GENERATING":
-            return card
-        assert time.monotonic() < deadline, card
-        time.sleep(0.5)
+    return wait_for(
+        lambda: ok(own.api("GET", f"/api/battlecards/{card_id}"))["battlecard"],
+        COLLECT_TIMEOUT,
+        0.5,
+        f"battlecard {card_id} to be generated",
+        until=lambda card: card["status"] != "GENERATING",
+    )
 
 
 def test_competitor_page_over_a_real_site_and_the_readme_shots(
@@ -123,7 +123,7 @@ def test_competitor_page_over_a_real_site_and_the_readme_shots(
         print(f"competitor page: summary ends at {box['y'] + box['height']:.0f} px, {tall} px tall")
         # The latest news: real posts, newest first by the dates they state.
         news = page.locator("#latest-news .cp-news li")
-        assert news.count() >= 2
+        expect(news.nth(1)).to_be_attached()  # two posts or more
         dates = news.locator("time").evaluate_all(
             "nodes => nodes.map(n => n.getAttribute('datetime'))"
         )

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 import secrets
 
+from playwright.sync_api import expect
+
 
 def test_profile_and_product_forms(signed_in, live, shot):
     page = signed_in.page
@@ -14,8 +16,8 @@ def test_profile_and_product_forms(signed_in, live, shot):
     page.get_by_label("Strengths").fill("Fast setup\nGreat support")
     with page.expect_navigation():
         page.get_by_role("button", name="Save the profile").click()
-    assert page.get_by_role("status").inner_text() == "Saved."
-    assert "Great support" in page.locator("main").inner_text()
+    expect(page.get_by_role("status")).to_have_text("Saved.")
+    expect(page.locator("main")).to_contain_text("Great support")
     shot(signed_in, "settings-organization")
 
     name = f"Atlas {secrets.token_hex(2)}"
@@ -32,12 +34,12 @@ def test_profile_and_product_forms(signed_in, live, shot):
     plan.get_by_label("Unit").fill("per user")
     with page.expect_navigation():
         form.get_by_role("button", name="Add the product").click()
-    assert page.locator("h1").inner_text() == name
-    assert "USD 49" in page.locator("main table").inner_text()
+    expect(page.locator("h1")).to_have_text(name)
+    expect(page.locator("main table")).to_contain_text("USD 49")
     page.locator(".plan-row").first.get_by_label("Price").fill("49 a fortnight")
     with page.expect_navigation():
         page.get_by_role("button", name="Save the product").click()
-    assert "not a number" in page.get_by_role("alert").inner_text()  # shown again, with why
+    expect(page.get_by_role("alert")).to_contain_text("not a number")  # shown again, with why
     shot(signed_in, "settings-product")
     products = live.api("GET", "/api/products").json()["products"]
     stored = next(p for p in products if p["name"] == name)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser import conftest
 
@@ -21,6 +22,6 @@ def test_chromium_launches_with_the_debian_flags(browser):
     page = browser.new_page()
     try:
         page.set_content("<p id=x>ok</p>")
-        assert page.inner_text("#x") == "ok"
+        expect(page.locator("#x")).to_have_text("ok")
     finally:
         page.close()

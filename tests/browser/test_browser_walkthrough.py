@@ -5,11 +5,13 @@ prints it, and sees the matrix and the graph."""
 from __future__ import annotations
 
 import io
+import re
 import secrets
-import time
 
 import pytest
+from playwright.sync_api import expect
 
+from tests.browser.conftest import reload_until
 from tests.intel_support import FixtureServer
 from tests.pipeline_fixtures.support import copy_site
 
@@ -19,15 +21,6 @@ def globex_site(tmp_path_factory):
     """The project's fixture site (products, pricing, about, news, a PDF) on loopback."""
     with FixtureServer(copy_site(tmp_path_factory.mktemp("globex") / "site")) as server:
         yield server
-
-
-def wait_until(page, check, what: str, timeout: float = 90) -> None:
-    """Reload ``page`` until ``check()`` holds (the page shows the job's end)."""
-    deadline = time.monotonic() + timeout
-    while not check():
-        assert time.monotonic() < deadline, f"{what} did not happen in {timeout} s"
-        page.wait_for_timeout(500)
-        page.reload()
 
 
 def test_a_new_person_goes_from_invite_to_battlecard_matrix_and_graph(
@@ -42,8 +35,8 @@ def test_a_new_person_goes_from_invite_to_battlecard_matrix_and_graph(
     page.get_by_label("Password again").fill("my first password")
     with page.expect_navigation():
         page.get_by_role("button", name="Join the workspace").click()
-    assert page.url.rstrip("/") == live.url.rstrip("/")
-    assert "Sign out" in page.locator("header").inner_text()
+    expect(page).to_have_url(live.url + "/")
+    expect(page.locator("header")).to_contain_text("Sign out")
 
     # 2. Our product, with features and pricing, in Settings.
     product = f"Acme Desk {secrets.token_hex(2)}"
@@ -65,7 +58,7 @@ def test_a_new_person_goes_from_invite_to_battlecard_matrix_and_graph(
     plan.get_by_label("Unit").fill("per agent")
     with page.expect_navigation():
         form.get_by_role("button", name="Add the product").click()
-    assert product in page.locator("main").inner_text()
+    expect(page.locator("main")).to_contain_text(product)
 
     # 3. A competitor from the home page; 4. its analysis runs while we watch.
     competitor = f"Globex {secrets.token_hex(2)}"
@@ -74,36 +67,37 @@ def test_a_new_person_goes_from_invite_to_battlecard_matrix_and_graph(
     page.get_by_label("Website URL").fill(globex_site.url("/"))
     with page.expect_navigation():
         page.get_by_role("button", name="Add and analyze").click()
-    assert "/competitors/" in page.url
+    expect(page).to_have_url(re.compile("/competitors/"))
     competitor_url = page.url
     shot(tab, "walkthrough-competitor-running")
     heading = page.locator("h1")
-    wait_until(page, lambda: "COMPLETE" in heading.inner_text(), "the analysis")
-    main = page.locator("main").inner_text()
-    assert "Austin" in main and "FlowDesk" in main  # profile and products read from the site
+    reload_until(page, lambda: "COMPLETE" in heading.inner_text(), "the analysis")
+    main = page.locator("main")
+    expect(main).to_contain_text("Austin")  # the profile read from the site
+    expect(main).to_contain_text("FlowDesk")  # its products
     shot(tab, "walkthrough-competitor")
     tab.go("/")
-    assert competitor in page.locator("main").inner_text()
+    expect(page.locator("main")).to_contain_text(competitor)
     shot(tab, "walkthrough-home")
     # 5. The battlecard the analysis wrote (the competitor page's Battlecards tab), and one
     # item's evidence, one click away.
     tab.go(competitor_url.removeprefix(live.url) + "?tab=battlecards")
     battlecards = page.locator("#battlecards a[href^='/battlecards/']")
-    wait_until(page, lambda: battlecards.count() > 0, "the battlecard")
+    reload_until(page, lambda: battlecards.count() > 0, "the battlecard")
     with page.expect_navigation():
         battlecards.first.click()
     card_url = page.url
-    wait_until(page, lambda: "GENERATING" not in page.locator("main").inner_text(), "the card")
+    reload_until(page, lambda: "GENERATING" not in page.locator("main").inner_text(), "the card")
     evidence = page.locator("details.bc-evidence").first
     evidence.locator("summary").click()
     quote_link = evidence.locator("a[href*='#:~:text=']").first
-    assert quote_link.is_visible()
-    assert quote_link.get_attribute("href").startswith(globex_site.url("/"))
+    expect(quote_link).to_be_visible()
+    expect(quote_link).to_have_attribute("href", re.compile("^" + re.escape(globex_site.url("/"))))
     shot(tab, "walkthrough-battlecard")
 
     # 6. Print: the print stylesheet; a PDF of one or two pages.
     page.emulate_media(media="print")
-    assert not page.locator("header.top").is_visible()
+    expect(page.locator("header.top")).to_be_hidden()
     pdf = page.pdf(format="A4")
     page.emulate_media(media="screen")
     from pypdf import PdfReader
@@ -115,9 +109,9 @@ def test_a_new_person_goes_from_invite_to_battlecard_matrix_and_graph(
     # 7. The matrix: categories x competitors, statuses in words and colour.
     with page.expect_navigation():
         page.locator("header").get_by_role("link", name="Matrix").click()
-    matrix = page.locator("main").inner_text()
-    assert competitor in matrix
-    assert any(s in matrix for s in ("SUPERIOR", "MATCH", "INFERIOR", "UNKNOWN"))
+    matrix = page.locator("main")
+    expect(matrix).to_contain_text(competitor)
+    expect(matrix).to_contain_text(re.compile("SUPERIOR|MATCH|INFERIOR|UNKNOWN"))
     shot(tab, "walkthrough-matrix")
 
     # 8. The graph: drawn, and a click on the competitor shows its neighbours.
@@ -127,8 +121,8 @@ def test_a_new_person_goes_from_invite_to_battlecard_matrix_and_graph(
     page.get_by_label("Find a node").fill(competitor)
     page.locator("#graph-find").get_by_role("button", name="Go").click()
     panel = page.locator("#graph-panel")
-    assert panel.locator("h2").inner_text() == competitor
-    assert panel.locator("ul.neighbours li").count() >= 1
+    expect(panel.locator("h2")).to_have_text(competitor)
+    expect(panel.locator("ul.neighbours li").first).to_be_attached()  # one neighbour or more
     shot(tab, "walkthrough-graph")
 
     assert tab.errors == [] and tab.dialogs == [], (tab.errors, tab.dialogs)

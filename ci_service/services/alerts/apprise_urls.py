@@ -1,7 +1,7 @@
 """Apprise, loaded once and kept quiet while it parses a URL we validate.
 
 Apprise logs a URL it cannot parse in full (tokens included), and loads every plugin on
-first use (one imports the deprecated ``imghdr``): ``services.subscriptions`` validates
+first use (one imports the deprecated ``imghdr``): ``services.alerts.subscriptions`` validates
 targets through here.
 """
 

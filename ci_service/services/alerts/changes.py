@@ -17,7 +17,7 @@ Each function is called by the code that makes the change, inside its transactio
   on the team page; a news item's title; a changed page's first added passage.
 - **Removals**: ``product_removed`` and ``person_removed`` come from a collect only when
   the page that listed the product or named the person was fetched in it and no longer
-  does (``pipeline.product_store``, ``pipeline.ingest.link_people``); never on the first
+  does (``collection.product_store``, ``collection.ingest.link_people``); never on the first
   collect.
 - **News backfill**: a news item published more than ``NEWS_BACKFILL_DAYS`` before the
   competitor's last refresh is old news the crawl only now reached, not an event.
@@ -25,7 +25,7 @@ Each function is called by the code that makes the change, inside its transactio
   :func:`ci_service.services.alerts.change_filter.meaningful_passages` says the added and removed
   passages differ beyond dates, counters, tracking parameters, boilerplate, line breaks
   and site chrome (the page's menu entries, lines the site repeats on several pages:
-  ``change_filter.SiteChrome``, built by ``pipeline.ingest``); the event
+  ``change_filter.SiteChrome``, built by ``collection.ingest``); the event
   keeps at most ``MAX_PASSAGES`` of those passages each way, each cut to 300 characters.
 - **Battle cards**: an update of a card that already had generated content and whose new
   content differs; a card's first content is not an event (a collect builds every card,
@@ -113,7 +113,7 @@ def price_changed(
     entry: dict[str, Any],
     citation: dict[str, Any] | None = None,
 ) -> None:
-    """One pricing change record (``pipeline.pricing_store``): a changed, added or removed
+    """One pricing change record (``collection.pricing_store``): a changed, added or removed
     plan; ``citation`` the plan's stored quote (the new plan's, a removed plan's old one)."""
     from ci_service.services.battlecards.facts import price_terms
 
@@ -186,8 +186,8 @@ def product_removed(
     source: dict[str, str] | None = None,
     evidence_ids: list[str] | None = None,
 ) -> None:
-    """A competitor offering deleted (``services.offerings.delete_offering``), or one a
-    collect no longer finds on the pages that listed it (``pipeline.product_store``):
+    """A competitor offering deleted (``services.workspace.offerings.delete_offering``), or one a
+    collect no longer finds on the pages that listed it (``collection.product_store``):
     ``source`` then says where it was listed (:func:`where_read` of the old line) and
     ``evidence_ids`` are those pages as read now."""
     name = _name(_competitor(workspace_id, offering.competitor_id))
@@ -210,7 +210,7 @@ def product_removed(
 def evidence_recorded(
     workspace_id: str, competitor_id: str, result: Any, chrome: SiteChrome | None = None
 ) -> None:
-    """After ``services.intel.record_evidence`` for a competitor: a new NEWS item is
+    """After ``services.intel.items.record_evidence`` for a competitor: a new NEWS item is
     ``competitor.news``, a meaningfully changed WEB_PAGE or DOCUMENT ``page_changed``
     (``chrome``: what counts as site chrome on that page)."""
     item = getattr(result, "item", None)

@@ -3,14 +3,14 @@
 **Matching.** An event goes to a subscription when the subscription is active, in the
 event's workspace, lists the event's type (or no types), lists the event's competitor (or
 no competitors: then events without a competitor match too) and the event's importance is
-at least ``min_importance``, unless a mute (``services.mutes``: a page or an event type, for
+at least ``min_importance``, unless a mute (``services.alerts.mutes``: a page or an event type, for
 the subscription or for the competitor) covers it; digests leave muted events out too.
 
 **Missed** (issue 29). An event that would match a paused or disabled subscription is not
 lost: :func:`fan_out` records it for that subscription with status ``missed`` (not sent,
 not picked up by the sender), except the subscription's own pause or disable notice.
 Pausing or disabling also turns the subscription's pending deliveries into missed ones.
-They are sent only when asked (``services.delivery_replay``: resume with ``sendMissed``,
+They are sent only when asked (``services.alerts.replay``: resume with ``sendMissed``,
 send-missed, retry).
 
 **Rows first, sending later.** :func:`fan_out` runs inside ``events.emit``, in the
@@ -67,7 +67,8 @@ from collections.abc import Callable
 from datetime import datetime, timedelta
 from typing import Any
 
-from ci_service.services.alerts import messages
+from ci_service.services.alerts import events, messages
+from ci_service.services.alerts.muting import muted_for
 
 # The job's scheduling lives apart (size); re-exported: callers import it from here.
 from ci_service.services.alerts.schedule import (
@@ -134,8 +135,6 @@ def fan_out(event: Event, config: Settings | None = None) -> list[Delivery]:
         s for s in subscriptions if matches(s, event, any_status=True) and not _own_notice(s, event)
     ]
     if targets:
-        from ci_service.services.alerts.mutes import muted_for  # mutes reads subscriptions' rules
-
         is_muted = muted_for(event)  # the workspace's mutes, read once for every subscription
         targets = [s for s in targets if not is_muted(s)]
     if not targets:
@@ -337,8 +336,6 @@ def _stop(sub: Subscription, status: str, reason: str, now: datetime, current: D
     """Pause or disable ``sub`` and say so with an event (``subscription.paused`` or
     ``.disabled``), in the caller's transaction; ``current`` fails, the subscription's other
     pending deliveries are missed (sent again on request)."""
-    from ci_service.services.alerts import events
-
     reason = reason[:500]
     Subscription.update(status=status, status_reason=reason, updated_at=now).where(
         Subscription.id == sub.id

@@ -1,7 +1,7 @@
-"""The ``deliver-notifications`` job type (imported by ``ci_service.jobs``).
+"""The ``deliver-notifications`` job type (registered when ``ci_service.services`` loads).
 
 A workspace-level job (no competitor) with one step that sends every due pending delivery
-of its workspace (``services.delivery.send_due``), then queues the workspace's next run for
+of its workspace (``services.alerts.delivery.send_due``), then queues the workspace's next run for
 the earliest retry due within a minute (``delivery.arm_next``: the job row waits with a
 ``run_after``, so no worker thread sleeps and any process may run it). It is enqueued in the
 transaction that creates deliveries, and by the scheduler's 30-second scan for later

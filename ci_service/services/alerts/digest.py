@@ -34,6 +34,7 @@ from peewee import IntegrityError
 from ci_service.services.alerts.delivery import ensure_job, importance_at_least, new_message_id
 from ci_service.services.alerts.events import event_to_dict
 from ci_service.services.alerts.messages import absolute
+from ci_service.services.alerts.muting import unmuted
 from ci_service.settings import Settings, load_settings
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.competitors import Competitor
@@ -75,7 +76,6 @@ def period_events(sub: Subscription, start: datetime, end: datetime) -> list[Eve
     if sub.competitor_ids:
         query = query.where(Event.competitor_id.in_(list(sub.competitor_ids)))
     rows = query.order_by(Event.created_at, Event.id)
-    from ci_service.services.alerts.mutes import unmuted  # mutes reads subscriptions' rules
 
     return unmuted(sub, [e for e in rows if importance_at_least(e.importance, sub.min_importance)])
 
@@ -112,7 +112,7 @@ def build_digest(
     public_url,
     period: str | None = None,
 ) -> dict[str, Any]:
-    """The digest payload (see ``services.delivery``'s docstring). ``period``: daily or
+    """The digest payload (see ``services.alerts.delivery``'s docstring). ``period``: daily or
     weekly (default: the subscription's)."""
     period = period or sub.digest
     events = latest_per_thing(events)

@@ -29,7 +29,7 @@ text fragment, ``#:~:text=``, that opens the page at the quote).
 is ``price_changed``, ``plan_added`` (``old`` null) or ``plan_removed`` (``new`` null);
 ``old``/``new`` are the plan's terms {price, currency, period, unit, onRequest}.
 Which code emits each type, and the rules (nothing from a competitor's first collect, the
-page-change noise filter, a card's first content), are in ``services.change_events``.
+page-change noise filter, a card's first content), are in ``services.alerts.changes``.
 
 Every event has a title and a short plain-language summary, the evidence ids behind it and
 a link to the record: stored as a page path of the web app, listed absolute (the
@@ -40,32 +40,19 @@ importance.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime
 from typing import Any
 
 from peewee import SQL, fn
 
-from ci_service.errors import ValidationFailed
-from ci_service.services.workspace.competitors import get_competitor
+from ci_service.errors import NotFound, ValidationFailed
 from ci_service.store import statements
+from ci_service.store.competitors import Competitor
 from ci_service.store.db import joined_transaction
-from ci_service.store.events import IMPORTANCE, Event, EventRead
+from ci_service.store.events import EVENT_TYPES, IMPORTANCE, Event, EventRead
 from ci_service.timeutil import iso, parse_datetime
 
-EVENT_TYPES = (
-    "competitor.price_changed",
-    "competitor.product_added",
-    "competitor.product_removed",
-    "competitor.news",
-    "competitor.person_added",
-    "competitor.person_removed",
-    "competitor.page_changed",
-    "battlecard.updated",
-    "deal.recorded",
-    "job.failed",
-    "subscription.paused",
-    "subscription.disabled",
-)
 DEFAULT_IMPORTANCE = {
     "competitor.price_changed": "high",
     "competitor.page_changed": "low",
@@ -74,6 +61,15 @@ DEFAULT_IMPORTANCE = {
 }
 LIST_CAP = 1000
 MAX_TEXT = 500
+
+# Called with each new event inside its transaction: alerts' fan-out (``on_emit``).
+_LISTENERS: list[Callable[[Event], None]] = []
+
+
+def on_emit(listener: Callable[[Event], None]) -> None:
+    """Call ``listener(event)`` for every event emitted from now on, in its transaction."""
+    if listener not in _LISTENERS:
+        _LISTENERS.append(listener)
 
 
 def emit(
@@ -109,10 +105,10 @@ def emit(
         )
         statements.insert_model(event)  # Event.create, with its SQL built once
         # Deliveries for the matching subscriptions, and the job that sends them, commit
-        # with the event (services/alerts/delivery.py): a crash after the commit loses nothing.
-        from ci_service.services.alerts.delivery import fan_out
-
-        fan_out(event)
+        # with the event (services/alerts/delivery.py's fan-out, registered when
+        # ci_service.services loads): a crash after the commit loses nothing.
+        for listener in _LISTENERS:
+            listener(event)
         return event
 
 
@@ -142,7 +138,11 @@ def filtered_events(
         raise ValidationFailed.field("importance", f"one of {', '.join(IMPORTANCE)}")
     query = Event.select().where(Event.workspace == workspace_id)
     if competitor_id is not None:
-        get_competitor(workspace_id, competitor_id)  # 404 for a foreign or missing one
+        owned = Competitor.select().where(
+            Competitor.id == competitor_id, Competitor.workspace == workspace_id
+        )
+        if not owned.exists():  # 404 for a foreign or missing one
+            raise NotFound.of("Competitor")
         query = query.where(Event.competitor_id == competitor_id)
     if event_type is not None:
         query = query.where(Event.type == event_type)
@@ -156,7 +156,7 @@ def filtered_events(
 
 def unread_by(user_id: str):
     """The condition "``user_id`` has no read mark on the event" (a correlated NOT EXISTS
-    the (user, event) unique index answers; read marks: ``services.event_reads``)."""
+    the (user, event) unique index answers; read marks: ``services.alerts.reads``)."""
     marks = EventRead.select(SQL("1")).where(
         (EventRead.user == user_id) & (EventRead.event == Event.id)
     )

@@ -44,7 +44,7 @@ def absolute(link: str | None, public_url: str) -> str | None:
 
 
 def event_payload(event: Event, public_url: str) -> dict[str, Any]:
-    """``{type, timestamp, data: {event, url}}`` for one event (see ``services.delivery``)."""
+    """``{type, timestamp, data: {event, url}}`` for one event (see ``alerts.delivery``)."""
     return {
         "type": event.type,
         "timestamp": iso(event.created_at),

@@ -6,7 +6,7 @@ workspace column, so it is never workspace data and never empties the REST cache
 VIEWER may set their own marks. Another workspace's or a missing event is 404.
 
 Filters (``event_type``, ``competitor_id``, ``importance`` minimum) mean what they mean for
-``services.events.list_events``, which lists a person's unread ones (``unread_for``).
+``services.alerts.events.list_events``, which lists a person's unread ones (``unread_for``).
 """
 
 from __future__ import annotations

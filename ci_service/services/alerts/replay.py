@@ -10,7 +10,7 @@ subscription, is a 404.
   receiver that did get it drops the copy; ``attempts`` keeps counting. A delivered or
   still pending one is a 409, and so is one of a paused or disabled subscription ("resume
   the subscription first"), except a test message, which is sent whatever the status.
-- **Missed** deliveries (``services.delivery``: recorded while the subscription was paused or
+- **Missed** deliveries (``services.alerts.delivery``: recorded while the subscription was paused or
   disabled) are sent when asked: resuming with ``sendMissed``, :func:`send_missed`, or one
   by one with retry. Resuming without asking leaves them missed.
 - **Digest now**: ``delivery_digest.make_digest_now`` for an active subscription.
@@ -24,8 +24,8 @@ from typing import Any
 from peewee import IntegrityError, fn
 
 from ci_service.errors import Conflict, NotFound, ValidationFailed
+from ci_service.services.alerts import access as subs
 from ci_service.services.alerts import delivery
-from ci_service.services.alerts import subscriptions as subs
 from ci_service.settings import Settings
 from ci_service.store.alerts import Delivery, Subscription
 from ci_service.store.db import transaction

@@ -36,8 +36,22 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ci_service.errors import Forbidden, NotFound, ValidationFailed
+from ci_service.services.alerts import delivery
+from ci_service.services.alerts import replay as delivery_replay
+
+# Who may change a subscription and finding one live in ``access`` (replay and mutes ask
+# them too); they are part of this module's API, so they are imported here by name.
+from ci_service.services.alerts.access import (  # noqa: F401
+    MANAGERS,
+    can_manage,
+    find_subscription,
+    get_subscription,
+    is_manager,
+    require_manage,
+)
 from ci_service.services.alerts.apprise_urls import apprise_accepts, quiet_apprise
 from ci_service.services.alerts.events import EVENT_TYPES
+from ci_service.services.alerts.send import target_problem
 from ci_service.settings import Settings, load_settings
 from ci_service.store import secrets_box
 from ci_service.store.alerts import (
@@ -59,18 +73,13 @@ MAX_NAME = 200
 MAX_TARGET = 2000
 MAX_COMPETITORS = 500
 DELIVERY_LIST_CAP = 1000
-MANAGERS = ("ADMIN", "OWNER")
 USER_STATUSES = ("active", "paused")  # "disabled" is set by delivery (a 410 answer)
 # Apprise plugins that notify the server's own desktop or log, not a person.
 LOCAL_ONLY_SCHEMES = {"windows", "macosx", "dbus", "kde", "qt", "glib", "gnome", "syslog"}
 _HOSTNAME = re.compile(r"^(?:[a-z0-9-]+\.)+[a-z]{2,}$|^localhost$")
 
 
-# -- who may -----------------------------------------------------------------------------------
-
-
-def _is_manager(actor) -> bool:
-    return actor is None or actor.role in MANAGERS  # None: the operator (CLI)
+# -- who may (services/alerts/access.py) -------------------------------------------------------
 
 
 def _check_create(actor, scope: str) -> None:
@@ -78,29 +87,8 @@ def _check_create(actor, scope: str) -> None:
         return
     if ROLES.index(actor.role) < ROLES.index("EDITOR"):
         raise Forbidden("This operation needs role EDITOR or higher")
-    if scope == "workspace" and not _is_manager(actor):
+    if scope == "workspace" and not is_manager(actor):
         raise Forbidden("Workspace-wide subscriptions need role ADMIN or OWNER")
-
-
-def can_manage(actor, row: Subscription) -> bool:
-    """May ``actor`` (a principal; None: the operator) change this subscription?"""
-    if actor is None:
-        return True
-    if ROLES.index(actor.role) < ROLES.index("EDITOR"):
-        return False
-    if _is_manager(actor):
-        return True
-    return row.scope == "personal" and row.owner_id is not None and row.owner_id == actor.user_id
-
-
-def _check_manage(actor, row: Subscription) -> None:
-    if not can_manage(actor, row):
-        if row.scope == "workspace":
-            raise Forbidden("Workspace-wide subscriptions need role ADMIN or OWNER")
-        raise Forbidden("Only its owner or an ADMIN or OWNER can change this subscription")
-
-
-require_manage = _check_manage  # the public name (delivery_replay, mutes): change it, test it
 
 
 # -- validation --------------------------------------------------------------------------------
@@ -155,7 +143,6 @@ def _check_target(channel: str, target: Any, allow_private: bool) -> str:
             raise ValidationFailed.field(
                 "target", "must be an Apprise URL (slack://, workflows://, mailto://, json://, ...)"
             )
-    from ci_service.services.alerts.send import target_problem
 
     with quiet_apprise():
         problem = target_problem(channel, target, allow_private=allow_private)
@@ -218,25 +205,6 @@ def new_secret() -> str:
 
 
 # -- reading -----------------------------------------------------------------------------------
-
-
-def get_subscription(workspace_id: str, subscription_id: str) -> Subscription:
-    row = (
-        Subscription.select()
-        .where(Subscription.id == subscription_id, Subscription.workspace == workspace_id)
-        .first()
-    )
-    if row is None:
-        raise NotFound.of("Subscription")
-    return row
-
-
-def find_subscription(subscription_id: str) -> Subscription:
-    """By id alone, for the operator's CLI."""
-    row = Subscription.get_or_none(Subscription.id == subscription_id)
-    if row is None:
-        raise NotFound.of("Subscription")
-    return row
 
 
 def list_subscriptions(workspace_id: str) -> list[Subscription]:
@@ -315,26 +283,24 @@ def update_subscription(
 ) -> Subscription:
     """Change the given fields (``channel`` cannot change: make a new subscription).
     Pausing makes its pending deliveries missed; ``sendMissed: true`` with ``status:
-    active`` queues the missed ones (``services.delivery_replay``), without it they stay."""
-    from ci_service.services.alerts import replay as delivery_replay
-
+    active`` queues the missed ones (``services.alerts.replay``), without it they stay."""
     send_missed = delivery_replay.send_missed_flag(data)
     target = None
     if "target" in data:
         # Checked before the write transaction: the target's host lookup may take a moment,
         # and the write lock must not wait on DNS.
         current = get_subscription(workspace_id, subscription_id)
-        _check_manage(actor, current)
+        require_manage(actor, current)
         target = _check_target(current.channel, data["target"], _allow_private(config))
     with transaction():
         row = get_subscription(workspace_id, subscription_id)
-        _check_manage(actor, row)
+        require_manage(actor, row)
         if "channel" in data and data["channel"] != row.channel:
             raise ValidationFailed.field("channel", "cannot change; create a new subscription")
         if "scope" in data:
             scope = _one_of("scope", data["scope"], SCOPES)
             if scope != row.scope:
-                if not _is_manager(actor):
+                if not is_manager(actor):
                     raise Forbidden("Workspace-wide subscriptions need role ADMIN or OWNER")
                 if scope == "personal" and row.owner_id is None:
                     if actor is None:
@@ -368,7 +334,7 @@ def delete_subscription(workspace_id: str, subscription_id: str, actor) -> None:
     """Delete it with its deliveries (pending ones are not sent)."""
     with transaction():
         row = get_subscription(workspace_id, subscription_id)
-        _check_manage(actor, row)
+        require_manage(actor, row)
         Delivery.delete().where(Delivery.subscription == row.id).execute()
         row.delete_instance()
 
@@ -377,7 +343,7 @@ def rotate_secret(workspace_id: str, subscription_id: str, actor) -> tuple[Subsc
     """A new webhook secret (returned once); the previous one signs too for 24 hours."""
     with transaction():
         row = get_subscription(workspace_id, subscription_id)
-        _check_manage(actor, row)
+        require_manage(actor, row)
         if row.channel != "webhook":
             raise ValidationFailed.field("channel", "only webhook subscriptions have a secret")
         secret = new_secret()
@@ -405,12 +371,10 @@ def list_deliveries(
 
 def send_test(workspace_id: str, subscription_id: str, actor) -> Delivery:
     """Queue a test message to the subscription's target, with the job that sends it, in
-    one transaction (``services.delivery.create_test_delivery``)."""
-    from ci_service.services.alerts import delivery
-
+    one transaction (``services.alerts.delivery.create_test_delivery``)."""
     with transaction():
         row = get_subscription(workspace_id, subscription_id)
-        _check_manage(actor, row)
+        require_manage(actor, row)
         return delivery.create_test_delivery(row)
 
 
@@ -421,9 +385,7 @@ def subscription_to_dict(row: Subscription, missed_count: int | None = None) -> 
     """Never the target or a secret: only the hint and whether a secret exists.
     ``missedCount``: its missed deliveries (counted here unless given)."""
     if missed_count is None:
-        from ci_service.services.alerts.replay import missed_counts
-
-        missed_count = missed_counts([row.id]).get(row.id, 0)
+        missed_count = delivery_replay.missed_counts([row.id]).get(row.id, 0)
     return {
         "id": row.id,
         "workspaceId": row.workspace_id,
@@ -450,16 +412,12 @@ def subscription_to_dict(row: Subscription, missed_count: int | None = None) -> 
 
 def subscriptions_to_dicts(rows: list[Subscription]) -> list[dict[str, Any]]:
     """:func:`subscription_to_dict` of each, the missed counts read in one query."""
-    from ci_service.services.alerts.replay import missed_counts
-
-    counts = missed_counts([row.id for row in rows])
+    counts = delivery_replay.missed_counts([row.id for row in rows])
     return [subscription_to_dict(row, counts.get(row.id, 0)) for row in rows]
 
 
 def delivery_to_dict(row: Delivery) -> dict[str, Any]:
-    """A delivery as the API shows it (``services.delivery.delivery_to_dict``)."""
-    from ci_service.services.alerts import delivery
-
+    """A delivery as the API shows it (``services.alerts.delivery.delivery_to_dict``)."""
     return delivery.delivery_to_dict(row)
 
 

@@ -30,14 +30,16 @@ from typing import Any
 
 from ci_service.errors import NotFound, ValidationFailed
 from ci_service.services.analysis import feature_presence, matrix_features, scoring
+from ci_service.services.analysis.cells import cell_to_dict
 from ci_service.services.analysis.feature_claims import our_items
+from ci_service.services.analysis.solution_matrix import recompute_solution_cells
 from ci_service.services.common import cleanup
 from ci_service.services.workspace.offerings import get_offering
 from ci_service.store.analysis import MatrixCell
 from ci_service.store.competitors import Competitor
 from ci_service.store.db import transaction
 from ci_service.store.resources import Offering
-from ci_service.timeutil import iso, utcnow
+from ci_service.timeutil import utcnow
 
 
 def _norm(name: str) -> str:
@@ -155,7 +157,6 @@ def build_matrix(workspace_id: str, competitor_id: str) -> dict[str, Any]:
     transaction (idempotent) and recompute its solution cells. Scoring reads happen before
     the write transaction, so a configured language model never holds the write lock.
     Returns the product ids, the cell count and counts per status."""
-    from ci_service.services.analysis.solution_matrix import recompute_solution_cells
 
     competitor = _competitor(workspace_id, competitor_id)
     their = _their_context(workspace_id, competitor)
@@ -225,22 +226,6 @@ def build_matrix(workspace_id: str, competitor_id: str) -> dict[str, Any]:
 
 
 # -- reads ------------------------------------------------------------------------------
-
-
-def cell_to_dict(cell: MatrixCell) -> dict[str, Any]:
-    return {
-        "id": cell.id,
-        "workspaceId": cell.workspace_id,
-        "competitorId": cell.competitor_id,
-        "productId": cell.product_id,
-        "categoryId": cell.category_id,
-        "categoryName": cell.category_name,
-        "summary": list(cell.summary or []),
-        "capabilityStatus": cell.capability_status,
-        "evidenceIds": list(cell.evidence_ids or []),
-        "features": cell.features,
-        "updatedAt": iso(cell.updated_at),
-    }
 
 
 def _competitors(
@@ -445,7 +430,6 @@ def _competitor_deleted(workspace_id: str, competitor_id: str) -> None:
 
 @cleanup.on_delete("offering")
 def _offering_deleted(workspace_id: str, offering_id: str) -> None:
-    from ci_service.services.analysis.solution_matrix import recompute_solution_cells
 
     deleted = (
         MatrixCell.delete()

@@ -36,7 +36,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from ci_service.services.analysis.matrix import cell_to_dict
+from ci_service.services.analysis.cells import cell_to_dict
 from ci_service.services.common import cleanup
 from ci_service.store.analysis import MatrixCell, SolutionCell
 from ci_service.store.competitors import Competitor

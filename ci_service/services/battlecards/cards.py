@@ -32,11 +32,11 @@ from typing import Any
 
 from ci_service.errors import NotFound, ValidationFailed
 from ci_service.jobs.queue import enqueue
+from ci_service.jobs.registry import GENERATE_BATTLECARD as GENERATE
 from ci_service.jobs.types import JobContext
 from ci_service.services.analysis import feature_presence, matrix
 from ci_service.services.battlecards import content as battlecard_content
 from ci_service.services.battlecards import edits as battlecard_edits
-from ci_service.services.battlecards.jobs import GENERATE
 from ci_service.services.common import cleanup
 from ci_service.services.intel.items import evidence_record
 from ci_service.store.analysis import BATTLECARD_MODES, Battlecard

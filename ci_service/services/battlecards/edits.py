@@ -11,7 +11,7 @@ A person (EDITOR or higher) rewrites one item: its text fields only, never its e
   as shown, with the edits applied. ``origin`` is the generated item's key text (the title,
   the objection, the landmine) when it was first edited; ``item`` is the edited item as last
   shown (with its evidence); ``index`` its position in the section now.
-- Regeneration (``reapply``, called by ``services.battlecards.regenerate`` on the fresh
+- Regeneration (``reapply``, called by ``battlecards.cards.regenerate`` on the fresh
   content): an edit whose origin the new content still has replaces that item, keeping
   the fresh evidence; an edit whose origin is gone is put back as last shown, at its
   position. So an edited item is never lost, and the evidence under an edit stays current
@@ -21,18 +21,13 @@ A person (EDITOR or higher) rewrites one item: its text fields only, never its e
   email); every edit, landmines and the two texts included, is listed in the card's
   ``edits`` (``{section, index, editedAt, editedBy}``, see ``public_edits``). REST, tools,
   pages and exports read the same content.
+
+The rules live here; storing an edit is ``battlecards.editing.edit_item``.
 """
 
 from __future__ import annotations
 
 from typing import Any
-
-from ci_service.errors import ValidationFailed
-from ci_service.services.battlecards import content as battlecard_content
-from ci_service.store.analysis import Battlecard
-from ci_service.store.db import transaction
-from ci_service.store.identity import User
-from ci_service.timeutil import iso, utcnow
 
 # section -> (fields an edit may change, the field that identifies a generated item)
 LIST_SECTIONS: dict[str, tuple[tuple[str, ...], str]] = {
@@ -61,7 +56,7 @@ def allowed_fields(section: str) -> tuple[str, ...]:
     return LIST_SECTIONS[section][0] if section in LIST_SECTIONS else ("text",)
 
 
-def _key(section: str, item: Any) -> str:
+def item_key(section: str, item: Any) -> str:
     """What identifies a generated item of ``section`` across regenerations."""
     if isinstance(item, str):
         return item
@@ -70,14 +65,14 @@ def _key(section: str, item: Any) -> str:
     return ""
 
 
-def _value(item: Any, name: str) -> str:
+def field_value(item: Any, name: str) -> str:
     """The current text of field ``name`` of an item (a string item is its ``text``)."""
     if isinstance(item, dict):
         return str(item.get(name) or "")
     return str(item or "")
 
 
-def _applied(section: str, item: Any, edit: dict[str, Any]) -> Any:
+def applied(section: str, item: Any, edit: dict[str, Any]) -> Any:
     """``item`` with the edit's fields and markers (a landmine is the edited string)."""
     fields = edit.get("fields") or {}
     if section == "landmines" or not isinstance(item, dict):
@@ -113,13 +108,17 @@ def reapply(content: dict[str, Any], edits: list[dict[str, Any]]) -> tuple[dict,
         orphans = []
         for edit in mine:
             match = next(
-                (s for s in slots if s[1] is None and _key(section, s[0]) == edit.get("origin")),
+                (
+                    s
+                    for s in slots
+                    if s[1] is None and item_key(section, s[0]) == edit.get("origin")
+                ),
                 None,
             )
             if match is None:
                 orphans.append(edit)
             else:
-                match[0], match[1] = _applied(section, match[0], edit), edit
+                match[0], match[1] = applied(section, match[0], edit), edit
         for edit in orphans:  # the fact behind it is gone: keep the item as last shown
             position = min(max(int(edit.get("index") or 0), 0), len(slots))
             slots.insert(position, [edit.get("item"), edit])
@@ -144,104 +143,3 @@ def public_edits(edits: list[dict[str, Any]] | None) -> list[dict[str, Any]]:
         if e.get("section") in SECTIONS
     ]
     return sorted(shown, key=lambda e: (SECTIONS.index(e["section"]), e["index"]))
-
-
-def _check_fields(section: str, fields: Any) -> dict[str, str]:
-    if not isinstance(fields, dict) or not fields:
-        raise ValidationFailed.field(
-            "fields", f"give at least one of {', '.join(allowed_fields(section))}"
-        )
-    allowed = allowed_fields(section)
-    clean = {}
-    for name, value in fields.items():
-        if name not in allowed:
-            raise ValidationFailed.field(
-                str(name), f"not editable in {section} (edit {', '.join(allowed)})"
-            )
-        if not isinstance(value, str) or not value.strip():
-            raise ValidationFailed.field(name, "must be non-empty text")
-        text = " ".join(value.split()) if name != "description" else value.strip()
-        if len(text) > MAX_TEXT:
-            raise ValidationFailed.field(name, f"at most {MAX_TEXT} characters")
-        clean[name] = text
-    return clean
-
-
-def _index(section: str, index: Any, content: dict[str, Any]) -> int:
-    if section in TEXT_SECTIONS:
-        return 0
-    try:
-        position = int(index)
-    except (TypeError, ValueError):
-        raise ValidationFailed.field("index", "must be a whole number") from None
-    size = len(content.get(section) or [])
-    if not 0 <= position < size:
-        raise ValidationFailed.field("index", f"no item {index} in {section} ({size} item(s))")
-    return position
-
-
-def _editor(workspace_id: str, user: Any) -> str:
-    """The editor as shown: the user's email, else the id given."""
-    row = User.get_or_none((User.id == str(user)) & (User.workspace == workspace_id))
-    return (row.email if row is not None and row.email else None) or str(user)
-
-
-def edit_item(
-    workspace_id: str,
-    battlecard_id: str,
-    section: Any,
-    index: Any,
-    fields: Any,
-    user: Any,
-) -> Battlecard:
-    """Store a hand edit of one item and show it on the card (see the module docstring).
-
-    404 for a card not in the workspace; 400 naming ``section``, ``index``, ``fields`` or
-    the field that cannot be edited. Fields sent as they are change nothing (a form sends
-    every field); nothing changed stores no edit. ``user``: the editing user's id. Returns
-    the card."""
-    from ci_service.services.battlecards import (
-        cards as battlecards,  # battlecards calls reapply: no cycle at import
-    )
-
-    if section not in SECTIONS:
-        raise ValidationFailed.field("section", f"must be one of {', '.join(SECTIONS)}")
-    with transaction():
-        card = battlecards.get_battlecard(workspace_id, battlecard_id)
-        content = {**battlecards.EMPTY_CONTENT, **(card.content or {})}
-        position = _index(section, index, content)
-        clean = _check_fields(section, fields)
-        current = content[section] if section in TEXT_SECTIONS else content[section][position]
-        clean = {k: v for k, v in clean.items() if v != _value(current, k)}
-        if not clean:  # the form sent the texts as they are: nothing to keep
-            return card
-        edits = [dict(e) for e in card.edits or []]
-        record = next(
-            (e for e in edits if e.get("section") == section and e.get("index") == position),
-            None,
-        )
-        if record is None:
-            record = {"section": section, "index": position, "origin": _key(section, current)}
-            edits.append(record)
-        record["fields"] = {**(record.get("fields") or {}), **clean}
-        record["editedAt"] = iso(utcnow())
-        record["editedBy"] = _editor(workspace_id, user)
-        if section in TEXT_SECTIONS:
-            content[section] = record["fields"]["text"]
-            record["item"] = content[section]
-        else:
-            items = list(content[section])
-            items[position] = _applied(section, items[position], record)
-            record["item"] = items[position]
-            content[section] = items
-        card.content = content
-        card.edits = edits
-        card.search_text = battlecard_content.search_text(content)
-        card.updated_at = utcnow()
-        Battlecard.update(
-            content=card.content,
-            edits=card.edits,
-            search_text=card.search_text,
-            updated_at=card.updated_at,
-        ).where(Battlecard.id == card.id).execute()
-    return card

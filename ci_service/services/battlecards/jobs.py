@@ -1,12 +1,11 @@
-"""Job registrations of the analysis module (imported by ``ci_service.jobs``).
+"""Job registrations of the analysis module (imported by ``ci_service.services`` at load).
 
 - the ``collect`` job's build-matrix and build-battlecard steps;
 - the ``generate-battlecard`` job type (POST /api/battlecards/{competitorId}/generate),
   whose completion hook finishes cards requested after its step last looked and whose
   failure hook marks pending cards FAILED (see ``services/battlecards/cards.py``).
 
-Only the registry is imported here; the implementations load when a step runs, so the
-job package can import this module without import cycles.
+The job engine never imports this module: loading the services registers these steps.
 """
 
 from __future__ import annotations
@@ -14,17 +13,18 @@ from __future__ import annotations
 from datetime import datetime
 
 from ci_service.jobs.hooks import JobHooks
-from ci_service.jobs.registry import COLLECT, handles, register
+from ci_service.jobs.registry import COLLECT, GENERATE_BATTLECARD, handles, register
 from ci_service.jobs.types import JobContext
+from ci_service.services.analysis import matrix
+from ci_service.services.battlecards import cards as battlecards
 from ci_service.store.jobs import Job
 
-GENERATE = "generate-battlecard"
+GENERATE = GENERATE_BATTLECARD
 
 
 @handles(COLLECT, "build-matrix")
 def build_matrix_step(ctx: JobContext) -> None:
     """Score the competitor against each relevant product; then its solution cells."""
-    from ci_service.services.analysis import matrix
 
     ctx.check_cancelled()
     result = matrix.build_matrix(ctx.workspace_id, ctx.competitor_id)
@@ -39,7 +39,6 @@ def build_matrix_step(ctx: JobContext) -> None:
 @handles(COLLECT, "build-battlecard")
 def build_battlecard_step(ctx: JobContext) -> None:
     """Regenerate the competitor's battlecards (one per relevant product)."""
-    from ci_service.services.battlecards import cards as battlecards
 
     ctx.check_cancelled()
     cards = battlecards.refresh_for_competitor(ctx.workspace_id, ctx.competitor_id)
@@ -48,12 +47,10 @@ def build_battlecard_step(ctx: JobContext) -> None:
 
 class CardHooks(JobHooks):
     def on_success(self, job: Job, now: datetime) -> None:
-        from ci_service.services.battlecards import cards as battlecards
 
         battlecards.finish_pending(job.workspace_id, job.competitor_id, now)
 
     def on_failure(self, job: Job, now: datetime) -> None:
-        from ci_service.services.battlecards import cards as battlecards
 
         if job.competitor_id is not None:
             battlecards.fail_pending(job.workspace_id, job.competitor_id, job.error)
@@ -70,6 +67,5 @@ register(
 
 @handles(GENERATE, "generate")
 def generate_step(ctx: JobContext) -> None:
-    from ci_service.services.battlecards import cards as battlecards
 
     battlecards.generate_pending(ctx)

@@ -1,6 +1,6 @@
 """Positions for drawing the knowledge graph, computed on the server with networkx.
 
-``layout(workspace_id)`` reads the graph through ``services.graph.graph_elements`` (the
+``layout(workspace_id)`` reads the graph through ``services.graph.nodes.graph_elements`` (the
 very data of ``GET /api/knowledge-graph``) and returns ``{nodes: [{id, name, label, color,
 x, y, refType, refId, ...properties}], edges: [{source, target, label}]}`` with every
 node and edge of that read and finite coordinates in ``[0, SIZE]``.

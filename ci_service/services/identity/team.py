@@ -1,4 +1,4 @@
-"""Team rules the settings pages need beyond ``services.people``: who may invite whom.
+"""Team rules the settings pages need beyond ``services.identity.users``: who may invite whom.
 
 An invite grants a role, so it follows ``people.set_role``'s rule: only an OWNER grants the
 OWNER role (an ADMIN invites VIEWERs, EDITORs and ADMINs), and so only an OWNER revokes or

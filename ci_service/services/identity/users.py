@@ -5,7 +5,7 @@ Rules:
 - A person signs in with e-mail and password (hashed with argon2id, ``argon2-cffi``). Their
   memberships are the workspace ``User`` rows with that address; with several, they pick
   one after signing in. Roles and plans gate pages exactly as they gate the API
-  (``services.auth.check_access`` on a principal built from the session).
+  (``services.identity.auth.check_access`` on a principal built from the session).
 - Sign-in attempts are throttled: ``MAX_ACCOUNT_FAILURES`` failures per account and
   ``MAX_ADDRESS_FAILURES`` per client address in ``THROTTLE_WINDOW`` lock further tries
   out until the window ends (a correct password included). A failed attempt costs the

@@ -2,13 +2,14 @@
 
 This module is the contract the REST routes, the tools and the pipelines share:
 ``record_evidence`` (pipelines), ``create_note`` (POST /api/intel), ``list_intel``,
-``get_intel``, ``delete_intel``, ``intel_to_dict``, ``evidence_record``, ``search_intel``,
-``substring_search_intel``, ``reindex`` and ``rebuild_intel_fts``.
+``get_intel``, ``delete_intel``, ``intel_to_dict``, ``evidence_record`` and
+``rebuild_intel_fts``. Searching them (``search_intel``, ``substring_search_intel``,
+``reindex``) is ``services/search/intel_search.py``.
 
 Every write is one transaction that also writes the item's full-text row (triggers, see
 store/intel.py) and its embedding row; the in-memory vector index (``intel_index``)
 follows after commit. The credibility and change-tracking rules live in ``intel_rules``,
-the search implementation in ``intel_search``; both are re-exported here.
+the search in ``services/search/intel_search.py``.
 
 Change tracking: evidence is identified by (workspace, owner, url), the owner being the
 competitor, the offering or the organization named by ``scope``. Recording the same
@@ -391,31 +392,7 @@ def evidence_record(item: IntelItem) -> dict[str, Any]:
     }
 
 
-# -- search and maintenance (implemented in intel_search) --------------------------------
-
-
-def search_intel(
-    workspace_id: str, query: Any, *, competitor_id: str | None = None, limit: Any = 10
-) -> list[dict[str, Any]]:
-    """Semantic + BM25 search; see :func:`ci_service.services.search.intel_search.search_intel`."""
-    from ci_service.services.search import intel_search
-
-    return intel_search.search_intel(workspace_id, query, competitor_id=competitor_id, limit=limit)
-
-
-def substring_search_intel(workspace_id: str, text: str, limit: int = 20) -> list[IntelItem]:
-    """Case-insensitive substring match on content, newest first (for /api/search)."""
-    from ci_service.services.search import intel_search
-
-    return intel_search.substring_search_intel(workspace_id, text, limit)
-
-
-def reindex(workspace_id: str | None = None, *, force: bool = False) -> int:
-    """Re-embed (with the current provider) intel items and tree nodes that another model,
-    or none, embedded (``force``: all); returns how many were re-embedded."""
-    from ci_service.services.search import intel_search
-
-    return intel_search.reindex(workspace_id, force=force)
+# -- maintenance --------------------------------------------------------------------------
 
 
 def rebuild_intel_fts() -> None:

@@ -6,7 +6,7 @@ FTS5 adds a segment per committed batch of inserts and merges segments of one si
 segment, and the pages it reads overflow a connection's 4 MB cache. Merged into one
 segment, the ``/api/search`` queries of the benchmark took half to a quarter of the time
 (``"kubernetes"`` 1.23 → 0.44 ms, ``"Encryption Audit"`` 2.56 → 1.36 ms, p50 on one
-connection running the query mix in turn; ``python scripts/bench_fts_segments.py DB``).
+connection running the query mix in turn; ``python -m bench.fts_segments DB``).
 
 Merging is FTS5's incremental optimize, ``INSERT INTO t(t, rank) VALUES ('merge', -N)``:
 each call merges up to N leaf pages toward a single segment, in its own write transaction

@@ -10,7 +10,7 @@ Why this pays over HTTP: every commit in the process (a deal, a job, even the us
 flush) makes each connection drop its page cache at its next read, and ``serve`` keeps one
 connection per thread; a 2-character scan of 1,000 intel items and 1,000 battlecards took
 4.7-5.0 ms cold and 1.0-1.2 ms warm, 0.002-0.004 ms from the windows, which took 17-29 ms
-to build (``python scripts/bench_search_window.py DB``): the slow tail of ``/api/search``.
+to build (``python -m bench.search_window DB``): the slow tail of ``/api/search``.
 
 Exactness: a window is keyed by the workspace's ``data_version`` (store/data_version.py),
 which triggers bump in the transaction of every write to the workspace's data, in every

@@ -11,7 +11,7 @@ alerts were missed while paused — Send them / Don't send" (two resume forms, n
 an active one with missed alerts offers "Send them". Each subscription's deliveries are
 listed at ``/settings/alerts/<id>/deliveries``, with Retry on failed and missed ones.
 
-Muted (``services.mutes``): the workspace's mutes in words ("Price changes — Globex —
+Muted (``services.alerts.mutes``): the workspace's mutes in words ("Price changes — Globex —
 subscription “Pricing”"), who made each and when, Unmute where the person may remove it
 (``mutes.can_remove``), and "Mute for a subscription" for the subscriptions they manage;
 its routes are in ``alerts_mutes``.

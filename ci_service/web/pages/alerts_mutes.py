@@ -1,5 +1,5 @@
 """Settings → Alerts, Muted: make a mute for one subscription, or remove one
-(``services.mutes``, as ``POST /api/mutes`` and ``DELETE /api/mutes/{id}``). The list and
+(``services.alerts.mutes``, as ``POST /api/mutes`` and ``DELETE /api/mutes/{id}``). The list and
 the form are drawn by ``alerts._alerts_page``; mutes for every subscription are made from
 Changes ("Mute this page", "Mute price changes from Globex")."""
 

@@ -19,6 +19,7 @@ from flask import Response, redirect, request, url_for
 
 from ci_service.errors import ValidationFailed
 from ci_service.services.battlecards import cards as battlecards
+from ci_service.services.battlecards import editing as battlecard_editing
 from ci_service.services.battlecards import edits as battlecard_edits
 from ci_service.services.battlecards import export as battlecard_export
 from ci_service.services.battlecards.export import short_url
@@ -186,7 +187,7 @@ def _value_of(item: Any, name: str) -> Any:
 def battlecard_edit(battlecard_id):
     """Save a tile's edits: ``section``, one ``index`` per item and its fields as
     ``<field>-<index>`` (a single item may send plain ``<field>`` names). Items sent as
-    shown are skipped; the rest go through ``battlecard_edits.edit_item`` (the one service
+    shown are skipped; the rest go through ``battlecard_editing.edit_item`` (the one service
     every hand edit goes through), all or none (one transaction)."""
     ws, user = principal().workspace_id, principal().user_id
     section = request.form.get("section", "")
@@ -212,7 +213,7 @@ def battlecard_edit(battlecard_id):
                 if not changed and fields:
                     continue
                 try:
-                    battlecard_edits.edit_item(ws, battlecard_id, section, index, changed, user)
+                    battlecard_editing.edit_item(ws, battlecard_id, section, index, changed, user)
                 except ValidationFailed as failure:
                     if len(sent) > 1:
                         failure.message = f"Item {position}: {failure.message}"

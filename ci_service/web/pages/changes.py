@@ -1,17 +1,17 @@
 """Pages: what changed at competitors (``/changes``, issue 29).
 
-- The feed is ``services.events.list_events`` (newest first, ``PAGE_SIZE`` a page at
+- The feed is ``services.alerts.events.list_events`` (newest first, ``PAGE_SIZE`` a page at
   ``?page=``), filtered by ``?competitorId=``, ``?type=``, ``?importance=`` (a minimum) and
   ``?unread=1`` (``list_events(unread_for=...)``): a GET form, no script needed. A bad
   filter is the 400 page, another workspace's competitor the 404 page, as in the API.
 - ``/changes/<id>`` is one event: for a page change, the diff of the page's previous and
-  new text (``services.change_diff``) side by side or inline (``?view=inline``); for any
+  new text (``services.alerts.change_diff``) side by side or inline (``?view=inline``); for any
   other event its details and evidence. Opening it marks it read.
-- Read marks are the signed-in person's own (``services.event_reads``), so every member,
+- Read marks are the signed-in person's own (``services.alerts.reads``), so every member,
   VIEWERs too, may set them: a toggle per item and "Mark all as read" (the filters shown,
   up to the moment the list was drawn). The header's "Changes" link shows the unread count.
 - "Mute this page" (a page change: its competitor and URL) and "Mute <these> from
-  <competitor>" (the competitor and event type) are ``services.mutes.create_mute``: the
+  <competitor>" (the competitor and event type) are ``services.alerts.mutes.create_mute``: the
   workspace's alerts stop telling of them, the feed still lists them. EDITOR or higher.
 """
 
@@ -196,7 +196,7 @@ def toggle_read(event_id):
 @bp.route("/changes/mute", methods=["POST"], endpoint="changes_mute")
 @page(WRITE)
 def mute():
-    """Mute this page / Mute <these> from <competitor>: ``services.mutes.create_mute`` with
+    """Mute this page / Mute <these> from <competitor>: ``services.alerts.mutes.create_mute`` with
     the competitor and the page's URL or the event type. Such a mute silences every
     subscription of the workspace, hence EDITOR (the service checks it too)."""
     form = request.form

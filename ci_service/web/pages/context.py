@@ -2,12 +2,12 @@
 and security headers.
 
 - The session cookie (``ci_session``: HttpOnly, SameSite=Lax, Secure over TLS) holds a
-  random token; ``services.people.session_for`` finds the live session behind it.
+  random token; ``services.identity.users.session_for`` finds the live session behind it.
 - CSRF: every POST/PUT/PATCH/DELETE to a page carries the session's token (form field
   ``csrf_token`` or header ``X-CSRF-Token``); before sign-in, forms use a double-submit
   cookie (``ci_csrf``). A missing or wrong token is a 400 page and changes nothing.
 - ``@page(access)``: not signed in → redirect to ``/signin?next=...``; no workspace chosen →
-  ``/workspaces``; then ``services.auth.check_access`` on the session's principal, exactly
+  ``/workspaces``; then ``services.identity.auth.check_access`` on the session's principal, exactly
   as for a key (VIEWER reads, EDITOR writes; plan gates show the upgrade page).
 - Templates get ``can(access)`` to show a button only to those who may use it, and
   ``safe_url`` to link only to http(s) addresses (crawled links can be ``javascript:``).

@@ -1,15 +1,15 @@
 """Pages: won and lost deals (``/deals``).
 
-- The list is ``services.deals.list_deals`` (what ``GET /api/deals`` answers; ``?competitorId=``
-  filters the same way: another workspace's id simply matches nothing).
+- The list is ``services.workspace.deals.list_deals`` (what ``GET /api/deals`` answers;
+  ``?competitorId=`` filters the same way: another workspace's id simply matches nothing).
 - The form (EDITOR or higher, as ``POST /api/deals``) goes through
-  ``services.deals.create_deal``: the same validation (LOST needs the competitor it was lost
-  to, WON none); errors re-render the form with the messages (400) and the values typed.
+  ``services.workspace.deals.create_deal``: the same validation (LOST needs the competitor
+  it was lost to, WON none); errors re-render the form with the messages (400) and the values typed.
   Arguments are one per line; empty optional fields are left out (read as null). The
   "Competitors in this deal" checkboxes are ``competitorIds`` (beyond the contract: for a
   WON deal, whom we beat; the service adds a LOST deal's competitor first).
 - Win rate per competitor, top loss reasons and the chart come from
-  ``services.deal_stats`` (rules documented there); the chart is a server-drawn SVG.
+  ``services.workspace.deal_stats`` (rules documented there); the chart is a server-drawn SVG.
 """
 
 from __future__ import annotations

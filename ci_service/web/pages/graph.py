@@ -1,7 +1,7 @@
 """Pages: the knowledge graph (``/graph``) and its drawing data (``/graph/layout.json``).
 
-The data is ``services.graph.graph_elements`` (what ``GET /api/knowledge-graph`` answers)
-with positions from ``services.graph_layout`` (networkx, cached per workspace). Our own
+The data is ``services.graph.nodes.graph_elements`` (what ``GET /api/knowledge-graph`` answers)
+with positions from ``services.graph.layout`` (networkx, cached per workspace). Our own
 script ``static/graph.js`` draws it on a canvas (pan, zoom, click a node for its neighbours
 and its record, filter by kind). By default the script arranges the nodes in one group per
 kind (competitors in the centre, the other kinds around them) and labels the most important

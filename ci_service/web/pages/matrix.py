@@ -2,7 +2,8 @@
 
 Both need the PRO plan, exactly as ``GET /api/matrix`` (the REST route's ``PRO_READ``): a
 STARTER workspace gets the upgrade page (403). The data is what REST answers for the same
-query (``services.matrix.get_matrix`` / ``services.solution_matrix.get_solution_matrix``):
+query (``services.analysis.matrix.get_matrix`` /
+``services.analysis.solution_matrix.get_solution_matrix``):
 
 - ``productId``: our product (filters competitors as REST does, adds our product's column);
 - ``competitorIds``: repeated checkboxes or comma-separated, as REST; unknown or another
@@ -10,7 +11,7 @@ query (``services.matrix.get_matrix`` / ``services.solution_matrix.get_solution_
 - ``categoryIds`` (page only): which category rows to show, among those REST returns.
 
 A cell opens (``<details>``) its features, its summary and its evidence: the intel items
-named by ``evidenceIds``, read in one query through ``services.intel`` within the workspace.
+named by ``evidenceIds``, read in one query through ``services.intel.items`` within the workspace.
 Its ``features`` (null on cells scored before they existed) are shown above the summary:
 our feature matched to theirs, theirs alone, ours alone (with what was read to say so) and
 theirs coming soon, each with the sentences it was read from, linked at that sentence.

@@ -30,8 +30,8 @@ from flask import current_app, g, redirect, request, url_for
 from ci_service.errors import ServiceError
 from ci_service.services.identity import oauth_clients, oauth_tokens
 from ci_service.services.identity import users as people
-from ci_service.web.oauth_common import mcp_resource, safe_text
-from ci_service.web.oauth_routes import bad_parameter, server
+from ci_service.web.oauth.common import mcp_resource, safe_text
+from ci_service.web.oauth.routes import bad_parameter, server
 from ci_service.web.pages import bp
 from ci_service.web.pages.context import CSP, render
 
@@ -72,7 +72,7 @@ def _validated():
     """(Authlib grant, client row) for this request; or the error page that ends it."""
     from authlib.oauth2 import OAuth2Error
 
-    from ci_service.web.oauth_server import check_resource
+    from ci_service.web.oauth.server import check_resource
 
     if bad_parameter() is not None:
         return None, _invalid(MALFORMED, "invalid_request: a parameter is repeated or malformed")

@@ -4,14 +4,14 @@ The same services and gates as ``/api/solutions`` (PRO plan; reading for everyon
 workspace, changes for EDITOR or higher, the REST route's ``PRO_WRITE``):
 
 - The form offers, per product of ours, the categories a solution can map
-  (``services.solutions.mappable_categories``: the pairs that can have matrix cells), each a
-  checkbox with its weight (0 to 1, as the contract). Mappings the solution already has
-  that are no longer offered stay on the form, named by their id, so saving keeps them.
+  (``services.workspace.solutions.mappable_categories``: the pairs that can have matrix
+  cells), each a checkbox with its weight (0 to 1, as the contract). Mappings the solution
+  already has that are no longer offered stay on the form, named by their id, so saving keeps them.
 - The form becomes the REST body: ``categoryMappings`` are the ticked pairs, ``productIds``
   the products they name. A weight that is not a number goes to the service as typed, so
   the contract's VALIDATION_ERROR names it; errors re-render the form (400) with what was
   typed.
-- "Generate solutions" runs ``services.solution_generation`` (synchronous and idempotent:
+- "Generate solutions" runs ``services.workspace.solution_generation`` (synchronous and idempotent:
   it refreshes the generated themes, never the ones people made), then shows its message.
 - Another workspace's solution id is the 404 page on every page and POST here.
 """

@@ -1,5 +1,5 @@
 """/api/mutes: pages and event types a subscription (or every subscription, for a
-competitor) no longer hears about (rules in ``services.mutes``).
+competitor) no longer hears about (rules in ``services.alerts.mutes``).
 
 Reading needs scope read (any role); changes need scope write and EDITOR, and then the
 service's rule: a subscription's mutes follow who may change that subscription.

@@ -10,7 +10,7 @@ import marshmallow as ma
 from flask import current_app
 from flask_smorest.fields import Upload
 
-from ci_service.pipeline import start
+from ci_service.services.collection import start
 from ci_service.services.identity.auth import WRITE
 from ci_service.web.api import Blueprint, Schema
 from ci_service.web.auth import principal, requires

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ci_service.pipeline import start
+from ci_service.services.collection import start
 from ci_service.services.identity.auth import WRITE
 from ci_service.web.api import Blueprint
 from ci_service.web.auth import principal, requires

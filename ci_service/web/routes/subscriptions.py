@@ -1,4 +1,4 @@
-"""/api/subscriptions: where change events go (rules in ``services.subscriptions``).
+"""/api/subscriptions: where change events go (rules in ``services.alerts.subscriptions``).
 
 Reading needs scope read (any role); changes need scope write and EDITOR, and then the
 service's rule: a personal subscription is changed by its owner or an ADMIN/OWNER, a
@@ -6,7 +6,7 @@ workspace-wide one by an ADMIN/OWNER. A webhook secret is in the answer that mad
 (create, rotate-secret) and never again. A create or PATCH body with a field the API does
 not know (``eventType`` for ``eventTypes``) is a 400 naming it, never silently ignored.
 Retry, send-missed and digest-now take "send test"'s permission
-(``services.delivery_replay``).
+(``services.alerts.replay``).
 """
 
 from __future__ import annotations

@@ -1,0 +1,249 @@
+"""Measure the deal write path (issue 16): statements per deal, and deals/s on a real serve.
+
+Two parts, each on SQLite and on PostgreSQL (``--backends``):
+
+- ``profile`` (in-process, Flask test client, connections kept as ``serve`` keeps them):
+  ``POST /api/deals`` with the benchmark's body (LOST, three arguments, bench/run.py
+  ``write_test``), ``--requests`` times; counts the SQL
+  statements of the whole request and of ``services.workspace.deals.create_deal`` alone (by wrapping
+  the database's ``execute_sql``), and the median wall and CPU time per request.
+- ``serve``: a fresh database seeded by bench/seed.py, ``ci-service serve --no-jobs
+  --no-scheduler --threads 8``, 8 load clients from bench/load.py for ``--duration``
+  seconds, ``--rounds`` times; the median deals/s, errors and "database is locked" counts.
+  On SQLite, the bare sqlite3 insert of the same rows (bench/run.py ``replay_inserts``,
+  into a copy of the database taken before the run) is measured after each round, and
+  the ratio printed (issue target: >= 0.3x).
+
+Usage: python -m bench.deal_writes [--part profile|serve|all] [--backends
+sqlite,postgresql] [--duration 10] [--rounds 3] [--requests 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+PG_ADMIN = "postgresql://postgres@127.0.0.1:5432"
+CLIENTS = 8
+
+
+def body(competitor_id: str, n: int | str) -> dict:
+    return {
+        "prospectCompanyName": f"Load Prospect {n}",
+        "outcome": "LOST",
+        "competitorId": competitor_id,
+        "decisionDate": "2026-03-31",
+        "dealSize": "50000",
+        "arguments": [f"price {n}", "integrations", "support response time"],
+    }
+
+
+class Counter:
+    """Counts the statements of the bound database while ``on``."""
+
+    def __init__(self, db):
+        self.on = False
+        self.statements: list[str] = []
+        original = db.execute_sql
+
+        def execute_sql(sql, params=None, *args, **kwargs):
+            if self.on:
+                self.statements.append(sql)
+            return original(sql, params, *args, **kwargs)
+
+        db.execute_sql = execute_sql
+
+
+def profile(backend: str, database: str, requests: int) -> dict:
+    import secrets
+
+    from ci_service.services.identity import api_keys as apikeys
+    from ci_service.services.workspace import deals
+    from ci_service.services.workspace.competitors import create_competitor
+    from ci_service.services.workspace.workspaces import create_workspace
+    from ci_service.settings import load_settings
+    from ci_service.store.db import connection
+    from ci_service.store.db import database as proxy
+    from ci_service.web.app import create_app, shutdown_app
+
+    settings = load_settings(environ={}, database=database, job_workers=0, scheduler=False)
+    # As serve runs it: connections kept open, SQLite writes on the one writer connection
+    # (without, each request opened a connection, set its pragmas and closed it: 2.3 ms).
+    app = create_app(settings, persistent_connections=True)
+    try:
+        with connection():
+            ws = create_workspace(f"ws-{secrets.token_hex(3)}", "ENTERPRISE")
+            user = apikeys.ensure_user(ws, None, "OWNER")
+            _, key = apikeys.create_key(user, name="bench", rate_limit=1_000_000)
+            rival, _ = create_competitor(
+                ws.id, {"name": "Rival", "websiteUrl": "https://r.example"}
+            )
+        counter = Counter(proxy.obj)
+        inner: list[int] = []
+        original = deals.create_deal
+
+        def counted(*args, **kwargs):
+            before = len(counter.statements)
+            try:
+                return original(*args, **kwargs)
+            finally:
+                inner.append(len(counter.statements) - before)
+
+        deals.create_deal = counted
+        client = app.test_client()
+        headers = {"X-API-Key": key}
+        whole, times, cpu = [], [], []
+        try:
+            for n in range(requests):
+                counter.statements.clear()
+                counter.on = True
+                began, began_cpu = time.perf_counter(), time.process_time()
+                answer = client.post("/api/deals", json=body(rival.id, n), headers=headers)
+                times.append(time.perf_counter() - began)
+                cpu.append(time.process_time() - began_cpu)
+                counter.on = False
+                assert answer.status_code == 200, answer.get_data(as_text=True)
+                whole.append(len(counter.statements))
+            last = list(counter.statements)
+        finally:
+            deals.create_deal = original
+    finally:
+        shutdown_app(app)
+    return {
+        "backend": backend,
+        "requests": requests,
+        "statements_per_request": statistics.median(whole),
+        "statements_in_create_deal": statistics.median(inner),
+        "ms_per_request_median": round(statistics.median(times[5:] or times) * 1000, 2),
+        # This process's CPU (the client, Flask, the service; SQLite's work, not PG's).
+        "cpu_ms_per_request_median": round(statistics.median(cpu[5:] or cpu) * 1000, 2),
+        "last_request_statements": last,
+    }
+
+
+def serve_round(backend: str, database: str, duration: float, env: dict) -> dict:
+    from bench import procs
+    from bench.run import replay_inserts
+
+    info = procs.seed(database, {"competitors": 50, "battlecards": 0, "deals": 0, "intel": 0},
+                      env=env)  # fmt: skip
+    copy = None
+    if backend == "sqlite":
+        copy = database + ".copy"
+        src, dst = sqlite3.connect(database), sqlite3.connect(copy)
+        src.backup(dst)
+        src.close()
+        dst.close()
+    server = procs.serve(database, threads=8, env=env, extra=("--no-jobs",))
+    server.start()
+    try:
+        spec = {
+            "mode": "throughput",
+            "method": "POST",
+            "url": server.url + "/api/deals",
+            "headers": {"X-API-Key": info["key"]},
+            "body": body(info["competitors"][0][0], "{n}"),
+            "clients": CLIENTS,
+            "duration": duration,
+            "warmup": 0.0,
+            "collect_ids": "deal",
+        }
+        ours = procs.load(spec)
+    finally:
+        server.stop()
+    ids = ours.pop("created_ids")
+    result = {
+        "rps": round(ours["rps"], 1),
+        "errors": ours["errors"],
+        "locked": ours["locked"],
+        "non_200": sum(n for code, n in ours["statuses"].items() if code != "200"),
+        "p95_ms": round(ours["p95"] * 1000, 1),
+    }
+    if copy is not None:
+        base = replay_inserts(database, copy, ids, CLIENTS)
+        result["bare_rps"] = round(base["rps"], 1)
+        result["ratio"] = round(ours["rps"] / base["rps"], 3) if base["rps"] else None
+    return result
+
+
+def serve_part(backend: str, work: Path, duration: float, rounds: int) -> dict:
+    from bench.scale import PostgresServer
+
+    env = {"CI_SERVICE_SECRET_KEY_FILE": str(work / "secret.key")}
+    results = []
+    for r in range(rounds):
+        if backend == "sqlite":
+            results.append(serve_round(backend, str(work / f"round-{r}.db"), duration, env))
+        else:
+            server = PostgresServer(PG_ADMIN)
+            url = server.create()
+            try:
+                results.append(serve_round(backend, url, duration, env))
+            finally:
+                server.drop()
+        print(f"  {backend} round {r + 1}: {results[-1]}", file=sys.stderr, flush=True)
+    summary = {"backend": backend, "rounds": results,
+               "median_rps": statistics.median(r["rps"] for r in results)}  # fmt: skip
+    if backend == "sqlite":
+        summary["median_ratio"] = statistics.median(r["ratio"] for r in results)
+    return summary
+
+
+def main(argv: list[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.deal_writes", description=__doc__.splitlines()[0]
+    )
+    parser.add_argument("--part", choices=("profile", "serve", "all"), default="all")
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    parser.add_argument("--duration", type=float, default=10.0)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--requests", type=int, default=200)
+    parser.add_argument("--show-sql", action="store_true", help="print one request's SQL")
+    args = parser.parse_args(argv)
+    backends = [b for b in args.backends.split(",") if b]
+    out: dict = {}
+    with tempfile.TemporaryDirectory() as tmp:
+        work = Path(tmp)
+        if args.part in ("profile", "all"):
+            import os
+
+            os.environ["CI_SERVICE_SECRET_KEY_FILE"] = str(work / "secret.key")
+            from bench.scale import PostgresServer
+
+            for backend in backends:
+                if backend == "sqlite":
+                    got = profile(backend, str(work / "profile.db"), args.requests)
+                else:
+                    server = PostgresServer(PG_ADMIN)
+                    url = server.create()
+                    try:
+                        got = profile(backend, url, args.requests)
+                    finally:
+                        from ci_service.store.db import close_database
+
+                        close_database()
+                        server.drop()
+                sql = got.pop("last_request_statements")
+                if args.show_sql:
+                    print(f"-- {backend}: one request", file=sys.stderr)
+                    for s in sql:
+                        print("  " + s[:200], file=sys.stderr)
+                out[f"profile-{backend}"] = got
+                print(json.dumps(got), file=sys.stderr, flush=True)
+        if args.part in ("serve", "all"):
+            for backend in backends:
+                out[f"serve-{backend}"] = serve_part(backend, work, args.duration, args.rounds)
+    print(json.dumps(out, indent=1))
+
+
+if __name__ == "__main__":
+    main()
