@@ -12,7 +12,7 @@ translate. One package per domain:
 - ``battlecards``: battlecards, hand edits, exports and the generate job
 - ``alerts``: the change feed, subscriptions, mutes and delivery
 - ``identity``: API keys, users, team roles, OAuth clients and tokens, rate limits
-- ``common``: input fields and delete hooks every domain shares
+- ``common``: input fields, delete hooks and one-record lookups every domain shares
 
 Each package's ``__init__`` names the modules other layers may import (``__all__``).
 

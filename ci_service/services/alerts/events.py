@@ -46,9 +46,9 @@ from typing import Any
 
 from peewee import SQL, fn
 
-from ci_service.errors import NotFound, ValidationFailed
+from ci_service.errors import ValidationFailed
+from ci_service.services.common.records import get_competitor
 from ci_service.store import statements
-from ci_service.store.competitors import Competitor
 from ci_service.store.db import joined_transaction
 from ci_service.store.events import EVENT_TYPES, IMPORTANCE, Event, EventRead
 from ci_service.timeutil import iso, parse_datetime
@@ -138,11 +138,7 @@ def filtered_events(
         raise ValidationFailed.field("importance", f"one of {', '.join(IMPORTANCE)}")
     query = Event.select().where(Event.workspace == workspace_id)
     if competitor_id is not None:
-        owned = Competitor.select().where(
-            Competitor.id == competitor_id, Competitor.workspace == workspace_id
-        )
-        if not owned.exists():  # 404 for a foreign or missing one
-            raise NotFound.of("Competitor")
+        get_competitor(workspace_id, competitor_id)  # 404 for a foreign or missing one
         query = query.where(Event.competitor_id == competitor_id)
     if event_type is not None:
         query = query.where(Event.type == event_type)

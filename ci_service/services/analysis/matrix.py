@@ -28,12 +28,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ci_service.errors import NotFound, ValidationFailed
+from ci_service.errors import ValidationFailed
 from ci_service.services.analysis import feature_presence, matrix_features, scoring
 from ci_service.services.analysis.cells import cell_to_dict
 from ci_service.services.analysis.feature_claims import our_items
 from ci_service.services.analysis.solution_matrix import recompute_solution_cells
 from ci_service.services.common import cleanup
+from ci_service.services.common.records import get_competitor as _competitor
 from ci_service.services.workspace.offerings import get_offering
 from ci_service.store.analysis import MatrixCell
 from ci_service.store.competitors import Competitor
@@ -69,15 +70,6 @@ def relevant_products(workspace_id: str, competitor: Competitor) -> list[Offerin
     chosen = [p for p in products if p.id in wanted]
     chosen.sort(key=lambda p: wanted.index(p.id))
     return chosen or products
-
-
-def _competitor(workspace_id: str, competitor_id: str) -> Competitor:
-    row = Competitor.get_or_none(
-        (Competitor.id == competitor_id) & (Competitor.workspace == workspace_id)
-    )
-    if row is None:
-        raise NotFound.of("Competitor")
-    return row
 
 
 def _score(

@@ -38,6 +38,7 @@ from ci_service.services.analysis import feature_presence, matrix
 from ci_service.services.battlecards import content as battlecard_content
 from ci_service.services.battlecards import edits as battlecard_edits
 from ci_service.services.common import cleanup
+from ci_service.services.common.records import get_competitor as _competitor
 from ci_service.services.intel.items import evidence_record
 from ci_service.store.analysis import BATTLECARD_MODES, Battlecard
 from ci_service.store.competitors import Competitor
@@ -56,15 +57,6 @@ EMPTY_CONTENT = {
     "landmines": [],
     "pricingWedge": "",
 }
-
-
-def _competitor(workspace_id: str, competitor_id: str) -> Competitor:
-    row = Competitor.get_or_none(
-        (Competitor.id == competitor_id) & (Competitor.workspace == workspace_id)
-    )
-    if row is None:
-        raise NotFound.of("Competitor")
-    return row
 
 
 def _product(workspace_id: str, product_id: str) -> Offering:

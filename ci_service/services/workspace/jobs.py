@@ -12,7 +12,7 @@ from ci_service.errors import NotFound, ValidationFailed
 from ci_service.jobs import lifecycle
 from ci_service.jobs.queue import enqueue
 from ci_service.jobs.registry import COLLECT
-from ci_service.store.competitors import Competitor
+from ci_service.services.common.records import get_competitor as _competitor
 from ci_service.store.jobs import JOB_STATUSES, Job
 from ci_service.timeutil import iso
 
@@ -65,15 +65,6 @@ def job_summary(job: Job) -> dict[str, Any]:
         "progress": _number(job.progress),
         "currentStep": job.current_step,
     }
-
-
-def _competitor(workspace_id: str, competitor_id: str) -> Competitor:
-    found = Competitor.get_or_none(
-        (Competitor.id == competitor_id) & (Competitor.workspace == workspace_id)
-    )
-    if found is None:
-        raise NotFound.of("Competitor")
-    return found
 
 
 def list_jobs(
