@@ -52,6 +52,12 @@ SETTINGS: tuple[Setting, ...] = (
     # Intel pipeline (ci_service/pipeline): crawl limits of the collect and discovery jobs.
     Setting("crawl_max_pages", 50, "Most HTML pages one crawl of a site fetches"),
     Setting("crawl_delay_seconds", 1.0, "Least seconds between two requests to one host"),
+    Setting(
+        "crawl_concurrency",
+        32,
+        "Jobs run at once, most waiting on websites; job_workers of them process at a time",
+    ),
+    Setting("crawl_memory_mb", 512, "Site snapshots held in memory before new crawls wait, MB"),
     Setting("fetch_deadline_seconds", 60.0, "Wall-clock limit of one fetch, retries included"),
     Setting("fetch_max_bytes", 10 * MIB, "Largest fetched body, in bytes, after decompression"),
     # Deployment behind a reverse proxy (issue 25): the address people and clients use.

@@ -410,6 +410,23 @@ def test_per_host_delay_spaces_requests_to_one_host(server):
         assert clock.sleeps == [2.0, 2.0]
 
 
+def test_per_host_delay_counts_from_the_end_of_a_slow_request(server):
+    """A response that takes 0.5 s: the next request still waits the whole delay after it
+    ended, so the host never sees two requests closer than the delay, however long the
+    first took to leave or to answer."""
+    clock = Recorder()
+
+    def slow(handler):
+        clock.now += 0.5  # the request took half a second
+        handler.send(200, b"<p>ok</p>")
+
+    server.routes["/slow"] = slow
+    with Fetcher(policy(per_host_delay=2.0), clock=clock.clock, sleep=clock.sleep) as fetcher:
+        fetcher.get(server.url("/slow"))
+        fetcher.get(server.url("/slow"))
+    assert clock.sleeps == [2.0]  # not 1.5: the delay runs from the end of the first
+
+
 def test_per_host_delay_holds_across_threads(server):
     server.routes["/p"] = ok()
     with Fetcher(policy(per_host_delay=0.15)) as fetcher:
@@ -420,7 +437,7 @@ def test_per_host_delay_holds_across_threads(server):
             thread.join(timeout=10)
     times = sorted(seen.at for seen in server.requests)
     assert len(times) == 4
-    assert all(b - a >= 0.13 for a, b in zip(times, times[1:], strict=False))
+    assert all(b - a >= 0.15 for a, b in zip(times, times[1:], strict=False))
 
 
 # -- robots.txt -----------------------------------------------------------------------------

@@ -21,7 +21,12 @@ from tests.waiting import wait_for
 from tests.worker_live import REPO
 
 # serve loads the test job types (tests/jobs_plugin.py) the way a deployment adds its own.
-JOB_TYPES = {"CI_SERVICE_JOB_MODULES": "tests.jobs_plugin", "PYTHONPATH": str(REPO)}
+# One job at a time (crawl_concurrency 1): the second job stays queued behind the first.
+JOB_TYPES = {
+    "CI_SERVICE_JOB_MODULES": "tests.jobs_plugin",
+    "PYTHONPATH": str(REPO),
+    "CI_SERVICE_CRAWL_CONCURRENCY": "1",
+}
 
 
 def get(server: LiveServer, path: str, key: str) -> dict:

@@ -137,3 +137,33 @@ def test_competitor_offerings_hang_off_the_competitor(api):
     check(api, 3, 2)
     ok(api.delete(f"/api/competitors/{competitor['id']}"))
     check(api, 0, 0)
+
+
+def test_competes_with_kept_per_competitor_matches_the_whole_workspace_rule(api):
+    """Each competitor's COMPETES_WITH edges are kept on its own create, update and delete
+    (not by re-reading every edge); the result is exactly what the whole-workspace rule
+    draws: one edge per pair sharing a product, from the older competitor."""
+    from ci_service.services.graph.sync import sync_competes_with
+    from ci_service.store.db import connection
+
+    one, two = make_product(api, name="One")["id"], make_product(api, name="Two")["id"]
+    ids = {}
+    for name, products in [("A", [one]), ("B", [one, two]), ("C", [two]), ("D", []), ("E", [one])]:
+        ids[name] = make_competitor(api, name=name, relevantProductIds=products)["competitor"]["id"]
+    ok(api.patch(f"/api/competitors/{ids['C']}", json={"relevantProductIds": [one, two]}))
+    ok(api.patch(f"/api/competitors/{ids['A']}", json={"relevantProductIds": [two]}))
+    ok(api.delete(f"/api/competitors/{ids['E']}"))
+
+    def competes():
+        nodes, edges = graph(api)
+        return sorted(
+            (nodes[e["source"]]["name"], nodes[e["target"]]["name"])
+            for e in edges
+            if e["label"] == "COMPETES_WITH"
+        )
+
+    kept = competes()
+    assert kept == [("A", "B"), ("A", "C"), ("B", "C")]
+    with connection():
+        sync_competes_with(api.workspace_id)
+    assert competes() == kept

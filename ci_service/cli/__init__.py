@@ -18,6 +18,7 @@ from ci_service import __version__
 from ci_service.cli.alerts import alerts
 from ci_service.cli.backup import backup, restore
 from ci_service.cli.common import CliState, RootGroup
+from ci_service.cli.competitors import competitors
 from ci_service.cli.data import migrate_data
 from ci_service.cli.index import optimize_index, reindex
 from ci_service.cli.jobs import jobs
@@ -50,6 +51,7 @@ COMMANDS = (
     serve,
     worker,
     workspaces,
+    competitors,
     keys,
     users,
     jobs,

@@ -68,6 +68,9 @@ ProgressCallback = Callable[[int, int, str], None]
 
 @dataclass
 class CrawledPage:
+    """A stored page: ``page`` holds what was read from it; ``result.content`` is emptied
+    once the page is parsed (``page.html`` keeps the markup)."""
+
     url: str
     depth: int
     result: FetchResult
@@ -363,6 +366,9 @@ class _Crawl:
             crawl.skipped.append((url, f"content type {result.content_type}"))
         else:
             page = extract_html(html_for_extraction(result), final)
+            # The parsed page keeps the markup it needs; many crawls hold their pages at
+            # once, so the raw body goes now rather than with the crawl.
+            result.content = b""
             for feed in page.feeds:
                 _add(crawl.feeds, feed)
             for link in page.links:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import io
 import re
+import threading
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
@@ -366,10 +367,26 @@ def _without_chrome(doc: Any) -> Any:
     return tree
 
 
+_TRAFILATURA_LOCK = threading.Lock()
+
+
+def _trafilatura():
+    """trafilatura with its jusText stop words (150,000) built once: it builds them on
+    first use without a lock, jusText caches a copy per list, and crawl threads parsing
+    their first pages at once each built and kept one (hundreds of MB)."""
+    import trafilatura
+    from trafilatura import external
+
+    with _TRAFILATURA_LOCK:
+        if not getattr(external, "JT_STOPLIST", None):
+            external.jt_stoplist_init()
+    return trafilatura
+
+
 def _main_sections(html: str | bytes, url: str, title: str) -> list[Section]:
     """The main content's sections as trafilatura finds it ([] when it finds none)."""
     try:
-        import trafilatura
+        trafilatura = _trafilatura()
 
         xml = trafilatura.extract(
             html,

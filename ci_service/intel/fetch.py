@@ -39,6 +39,7 @@ from ci_service.intel.policy import FetchPolicy
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 ROBOTS_MAX_BYTES = 500 * 1024
+MAX_HOST_SLOTS = 4096  # hosts whose next polite moment is remembered before pruning
 DEFAULT_ACCEPT = "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"
 _RETRYABLE_ERRORS = (
     httpx.ConnectError,
@@ -139,7 +140,9 @@ class Fetcher:
     """Guarded, polite, bounded GETs. Use as a context manager or call :meth:`close`.
 
     ``resolver`` and ``dial`` are passed to the SSRF guard (tests map fake public names to
-    local servers); ``clock``/``sleep`` drive the politeness and retry waits.
+    local servers); ``clock``/``sleep`` drive the politeness and retry waits;
+    ``max_connections`` caps the open connections of all threads together (a request
+    waits for a free one).
     """
 
     def __init__(
@@ -151,6 +154,7 @@ class Fetcher:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         verify: bool = True,
+        max_connections: int = 100,
     ):
         self.policy = policy or FetchPolicy()
         self.transport = GuardedTransport(
@@ -165,11 +169,18 @@ class Fetcher:
                 self.policy.read_timeout,
                 connect=self.policy.connect_timeout,
             ),
+            # One kept connection per host a crawl is on, up to the cap: sites are crawled
+            # one request at a time each, so more would only sit idle.
+            limits=httpx.Limits(
+                max_connections=max_connections, max_keepalive_connections=max_connections
+            ),
         )
         self._clock = clock
         self._sleep = sleep
-        self._slots_lock = threading.Lock()
+        # Per host: when its next request may start, and the hosts with one in flight.
+        self._turns = threading.Condition()
         self._next_slot: dict[str, float] = {}
+        self._in_flight: set[str] = set()
         self._robots_lock = threading.Lock()
         self._robots: dict[str, RobotsRules] = {}
         self._robots_fetching: dict[str, threading.Lock] = {}
@@ -322,8 +333,11 @@ class Fetcher:
             self._wait_turn(url, delay, at)
             retry_wait: float | None = None
             try:
-                with deadline_scope(at):
-                    status, headers, body = self._send(url, at, accept, max_bytes, truncate)
+                try:
+                    with deadline_scope(at):
+                        status, headers, body = self._send(url, at, accept, max_bytes, truncate)
+                finally:
+                    self._turn_done(url, delay)
             except BlockedUrl as exc:
                 raise exc.for_url(str(url)) from None
             except _RETRYABLE_ERRORS as exc:
@@ -370,6 +384,16 @@ class Fetcher:
                     raise httpx.ReadTimeout("fetch deadline exceeded")
             return response.status_code, response.headers, bytes(body)
 
+    def _turn_done(self, url: httpx.URL, delay: float) -> None:
+        """The request to ``url``'s host ended: the next may start ``delay`` from now."""
+        if delay <= 0:
+            return
+        host = url.netloc.decode("ascii").lower()
+        with self._turns:
+            self._in_flight.discard(host)
+            self._next_slot[host] = self._clock() + delay
+            self._turns.notify_all()
+
     def _transport_error(self, url: httpx.URL, exc: Exception, at: float) -> FetchError:
         if time.monotonic() >= at:
             return FetchTimeout(
@@ -383,23 +407,40 @@ class Fetcher:
         return min(self.policy.backoff * 2 ** (attempt - 1), self.policy.max_backoff)
 
     def _wait_turn(self, url: httpx.URL, delay: float, at: float) -> None:
-        """Keep ``delay`` seconds between request starts to one host, across threads."""
+        """One request at a time to a host, across threads, each starting at least
+        ``delay`` seconds after the one before it ended (``_turn_done``): however long a
+        request took to leave a busy process or to be answered, the host never sees two
+        closer together than the delay."""
         if delay <= 0:
             return
         host = url.netloc.decode("ascii").lower()
-        with self._slots_lock:
-            now = self._clock()
-            slot = max(now, self._next_slot.get(host, now))
-            self._next_slot[host] = slot + delay
-        wait = slot - now
-        if wait <= 0:
-            return
-        if time.monotonic() + wait >= at:
-            raise FetchTimeout(
-                f"GET {url}: the per-host delay would pass the {self.policy.deadline:g}s deadline",
-                str(url),
-            )
-        self._sleep(wait)
+        with self._turns:
+            while True:
+                while host in self._in_flight:  # another thread's request to this host
+                    left = at - time.monotonic()
+                    if left <= 0:
+                        raise self._turn_timeout(url)
+                    self._turns.wait(left)
+                now = self._clock()
+                wait = self._next_slot.get(host, now) - now
+                if wait <= 0:
+                    self._in_flight.add(host)
+                    if len(self._next_slot) > MAX_HOST_SLOTS:  # long-lived: forget the past
+                        self._next_slot = {h: t for h, t in self._next_slot.items() if t > now}
+                    return
+                if time.monotonic() + wait >= at:
+                    raise self._turn_timeout(url)
+                self._turns.release()
+                try:
+                    self._sleep(wait)
+                finally:
+                    self._turns.acquire()
+
+    def _turn_timeout(self, url: httpx.URL) -> FetchTimeout:
+        return FetchTimeout(
+            f"GET {url}: the per-host delay would pass the {self.policy.deadline:g}s deadline",
+            str(url),
+        )
 
 
 __all__ = ["DEFAULT_ACCEPT", "FetchResult", "Fetcher", "RobotsRules"]

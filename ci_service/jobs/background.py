@@ -77,6 +77,7 @@ def start_background(app: Flask | None, settings: Settings, *, jobs: bool = True
     workers = settings.job_workers if jobs else 0
     runner = JobRunner(
         workers,
+        concurrency=settings.crawl_concurrency if workers else 0,
         lease_seconds=settings.job_lease_seconds,
         retry_delay_seconds=settings.job_retry_delay_seconds,
     )

@@ -3,7 +3,9 @@
 A new job type is a registration here (or in the module that implements it), never a change
 to the engine: the spec says further types may be added over time.
 
-- ``register(name, title=, steps=, competitor=, analysis=, hooks=)`` declares a type.
+- ``register(name, title=, steps=, competitor=, analysis=, hooks=, fetch_steps=)`` declares
+  a type. ``fetch_steps`` names the steps that mostly wait on websites: they run outside
+  the processing lane (``ci_service.jobs.lanes``), so many of them can run at once.
 - ``handles(type_name, step_id)`` attaches the function that does a step's work:
   ``fn(ctx)`` (see ``ci_service.jobs.types.JobContext``).
 - A step with no handler is a bookkeeping step: the engine marks it running, then completed,
@@ -34,6 +36,7 @@ class JobType:
     hooks: tuple[JobHooks, ...] = ()
     competitor: bool = False  # runs on one competitor (competitor_id required)
     analysis: bool = False  # the competitor's status follows this job
+    fetch_steps: frozenset[str] = frozenset()  # step ids that run in the fetch lane
 
 
 REGISTRY: dict[str, JobType] = {}
@@ -47,11 +50,14 @@ def register(
     competitor: bool = False,
     analysis: bool = False,
     hooks: tuple[JobHooks, ...] = (),
+    fetch_steps: tuple[str, ...] = (),
 ) -> JobType:
     """Declare (or replace) job type ``name``; ``analysis`` implies ``competitor``."""
     ids = [step_id for step_id, _ in steps]
     if len(set(ids)) != len(ids):
         raise ValueError(f"job type '{name}' has duplicate step ids")
+    if set(fetch_steps) - set(ids):
+        raise ValueError(f"job type '{name}' has no step {sorted(set(fetch_steps) - set(ids))}")
     competitor = competitor or analysis
     builtin: tuple[JobHooks, ...] = ()
     if analysis:
@@ -65,6 +71,7 @@ def register(
         hooks=builtin + tuple(hooks),
         competitor=competitor,
         analysis=analysis,
+        fetch_steps=frozenset(fetch_steps),
     )
     REGISTRY[name] = job_type
     return job_type
@@ -121,6 +128,7 @@ register(
         ("build-battlecard", "Generating Battle Card"),
     ],
     analysis=True,
+    fetch_steps=("collect",),
 )
 register(
     "discover-products",
@@ -131,6 +139,7 @@ register(
         ("save-products", "Saving Products"),
     ],
     competitor=True,
+    fetch_steps=("fetch-site",),
 )
 register(
     "discover-profile",
@@ -141,6 +150,7 @@ register(
         ("save-profile", "Saving Company Profile"),
     ],
     competitor=True,
+    fetch_steps=("fetch-site",),
 )
 register(
     "analyze-product-capabilities",

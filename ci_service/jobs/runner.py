@@ -39,11 +39,11 @@ from datetime import datetime
 from peewee import fn
 
 from ci_service.errors import ServiceError
-from ci_service.jobs import lifecycle, queue
+from ci_service.jobs import lanes, lifecycle, queue
 from ci_service.jobs.registry import REGISTRY
 from ci_service.jobs.types import JobCancelled, JobContext, ServiceStopping, StepError
 from ci_service.store import jobs as store
-from ci_service.store.db import connection, discard_connection, outage
+from ci_service.store.db import connection, discard_connection, outage, release_connection
 from ci_service.store.jobs import DEFAULT_LEASE_SECONDS, DEFAULT_RETRY_DELAY_SECONDS, Job
 from ci_service.timeutil import utcnow
 
@@ -52,6 +52,16 @@ log = logging.getLogger("ci_service.jobs")
 FAILED_STEP = "Failed"
 STOPPED_ERROR = "The service was stopped while this job was running; start it again"
 DATABASE_ERROR = "The database went away while this job was running; start it again"
+
+
+_FINISHED: list[Callable[[str], None]] = []
+
+
+def on_job_finished(listener: Callable[[str], None]) -> None:
+    """Call ``listener(job_id)`` whenever this process stops running a job, whatever the
+    outcome (what a job kept in memory between its steps can go then)."""
+    if listener not in _FINISHED:
+        _FINISHED.append(listener)
 
 
 def _message(step_name: str, exc: BaseException) -> str:
@@ -99,7 +109,7 @@ def execute(
             lifecycle.before_step(job)
             handler = job_type.handlers.get(step.get("id"))
             if handler is not None:
-                handler(ctx)
+                _run_step(ctx, handler, step.get("id") in job_type.fetch_steps)
             step["status"] = "completed"
             if index < len(steps) - 1:
                 if not store.update_running(
@@ -140,6 +150,27 @@ def execute(
         return "failed"
 
 
+def _run_step(ctx: JobContext, handler: Callable, fetches: bool) -> None:
+    """Run one step in its lane. A fetch step holds no database connection while it waits
+    on websites (its context opens one for each progress write or cancel check); any
+    other step holds a processing slot, given up while it waits for one."""
+    if fetches:
+        release_connection()
+        ctx.release_connections = True
+        try:
+            handler(ctx)
+        finally:
+            ctx.release_connections = False
+        return
+    if lanes.holding():
+        handler(ctx)
+        return
+    release_connection()  # not held while waiting for a slot
+    with lanes.processing():
+        ctx.check_cancelled()  # it may have been cancelled meanwhile
+        handler(ctx)
+
+
 def _mark_running_failed(steps: list[dict]) -> None:
     for step in steps:
         if step.get("status") == "running":
@@ -147,7 +178,13 @@ def _mark_running_failed(steps: list[dict]) -> None:
 
 
 class JobRunner:
-    """``workers`` threads each looping ``run_once()``; 0 workers: step it by hand."""
+    """``workers`` threads claim jobs; 0 workers: step it by hand with ``run_once()``.
+
+    With ``concurrency`` above ``workers``, a claimed job runs on a thread of its own and
+    the claimers go on claiming while fewer than ``concurrency`` jobs run: most of them
+    wait on websites (fetch steps), while at most ``workers`` at a time are in the
+    processing lane (``ci_service.jobs.lanes``). Only the claimers poll the database.
+    """
 
     MIN_IDLE = 0.05
 
@@ -155,6 +192,7 @@ class JobRunner:
         self,
         workers: int = 0,
         *,
+        concurrency: int = 0,
         poll_interval: float = 2.0,
         clock: Callable[[], datetime] = utcnow,
         lease_seconds: float = DEFAULT_LEASE_SECONDS,
@@ -167,6 +205,11 @@ class JobRunner:
                 f"the retry delay must be 0 seconds or more, not {retry_delay_seconds}"
             )
         self.workers = workers
+        # Jobs this runner runs at once: each beyond the claimers' own on a thread of its own.
+        self.concurrency = max(workers, concurrency)
+        self._capacity = threading.BoundedSemaphore(max(self.concurrency, 1))
+        self._job_threads: set[threading.Thread] = set()
+        self._job_threads_lock = threading.Lock()  # not _lock: stop() holds that while joining
         self.retry_delay_seconds = float(retry_delay_seconds)
         self.poll_interval = poll_interval
         self.clock = clock
@@ -184,35 +227,49 @@ class JobRunner:
         """Claim and run the oldest queued job; return its id, or None if none was queued."""
         worker = f"{self.identity}:{threading.current_thread().name}"
         with connection():
-            try:
-                job = store.claim(worker, now or self.clock(), lease_seconds=self.lease_seconds)
-            except Exception:
-                log.exception("could not claim a job")
-                return None
+            job = self._claim(worker, now)
             if job is None:
                 return None
+            self._run(job, worker)
+            return job.id
+
+    def _claim(self, worker: str, now: datetime | None = None) -> Job | None:
+        try:
+            job = store.claim(worker, now or self.clock(), lease_seconds=self.lease_seconds)
+        except Exception:
+            log.exception("could not claim a job")
+            return None
+        if job is not None:
             with self._held_lock:
                 self._held[job.id] = worker
+        return job
+
+    def _run(self, job: Job, worker: str) -> None:
+        """Run a claimed job to its outcome (within a connection scope)."""
+        try:
+            outcome = execute(
+                job,
+                stopping=self._stopping.is_set,
+                clock=self.clock,
+                retry_delay_seconds=self.retry_delay_seconds,
+            )
+            log.info("job %s (%s) %s", job.id, job.type, outcome)
+        except Exception:
+            # The engine itself failed (e.g. the database went away mid-write).
+            log.exception("job %s (%s): engine error", job.id, job.type)
+            discard_connection()  # it may be the broken one: record on a new one
             try:
-                outcome = execute(
-                    job,
-                    stopping=self._stopping.is_set,
-                    clock=self.clock,
-                    retry_delay_seconds=self.retry_delay_seconds,
-                )
-                log.info("job %s (%s) %s", job.id, job.type, outcome)
+                lifecycle.fail(job, "Internal error while running the job", job.steps, utcnow())
             except Exception:
-                # The engine itself failed (e.g. the database went away mid-write).
-                log.exception("job %s (%s): engine error", job.id, job.type)
-                discard_connection()  # it may be the broken one: record on a new one
+                log.exception("job %s: could not record the failure", job.id)
+        finally:
+            with self._held_lock:
+                self._held.pop(job.id, None)
+            for listener in _FINISHED:
                 try:
-                    lifecycle.fail(job, "Internal error while running the job", job.steps, utcnow())
+                    listener(job.id)
                 except Exception:
-                    log.exception("job %s: could not record the failure", job.id)
-            finally:
-                with self._held_lock:
-                    self._held.pop(job.id, None)
-            return job.id
+                    log.exception("job %s: a finish listener failed", job.id)
 
     # -- leases, usable without threads
     @property
@@ -269,6 +326,8 @@ class JobRunner:
             if self._threads or (self.workers <= 0 and not keep_leases):
                 return
             self._stopping.clear()
+            if self.workers > 0:
+                lanes.configure(self.workers)
             queue.add_listener(self.nudge)
             keeper = threading.Thread(target=self._keep_leases, name="ci-job-leases", daemon=True)
             self._threads.append(keeper)
@@ -286,7 +345,7 @@ class JobRunner:
             # Cleared before looking, so a nudge that arrives meanwhile is not lost.
             self._wake.clear()
             try:
-                ran = self.run_once()
+                ran = self._claim_next()
             except Exception:  # pragma: no cover - run_once already catches everything
                 log.exception("job worker error")
                 ran = None
@@ -297,6 +356,44 @@ class JobRunner:
                 idle = self.MIN_IDLE
             else:
                 idle = min(idle * 2, self.poll_interval)
+
+    def _claim_next(self) -> str | None:
+        """One claim: with no room beyond the claimers, run the job on this thread; else
+        on a thread of its own, once fewer than ``concurrency`` jobs run (waiting for that
+        first, so no job is claimed that would then wait for a thread)."""
+        if self.concurrency <= self.workers:
+            return self.run_once()
+        while not self._capacity.acquire(timeout=self.poll_interval):
+            if self._stopping.is_set():
+                return None
+        worker = f"{self.identity}:{threading.current_thread().name}"
+        try:
+            with connection():
+                job = self._claim(worker)
+        except BaseException:
+            self._capacity.release()
+            raise
+        if job is None:
+            self._capacity.release()
+            return None
+        thread = threading.Thread(
+            target=self._run_alone, args=(job, worker), name=f"ci-job-{job.id}", daemon=True
+        )
+        with self._job_threads_lock:
+            self._job_threads.add(thread)
+        thread.start()
+        return job.id
+
+    def _run_alone(self, job: Job, worker: str) -> None:
+        try:
+            with connection():
+                self._run(job, worker)
+        except Exception:  # pragma: no cover - _run already catches everything
+            log.exception("job %s: worker error", job.id)
+        finally:
+            with self._job_threads_lock:
+                self._job_threads.discard(threading.current_thread())
+            self._capacity.release()
 
     def _until_due(self, idle: float) -> float:
         """``idle``, or less when a queued job's ``run_after`` comes sooner."""
@@ -324,7 +421,11 @@ class JobRunner:
             deadline = time.monotonic() + max(timeout, 0)
             for thread in self._threads:
                 thread.join(max(deadline - time.monotonic(), 0))
-            alive = [t for t in self._threads if t.is_alive()]
+            with self._job_threads_lock:
+                job_threads = list(self._job_threads)
+            for thread in job_threads:
+                thread.join(max(deadline - time.monotonic(), 0))
+            alive = [t for t in self._threads + job_threads if t.is_alive()]
             if alive:
                 log.warning("%d job worker(s) still busy at shutdown", len(alive))
             self._threads = alive

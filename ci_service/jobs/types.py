@@ -16,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from ci_service.store import jobs as store
-from ci_service.store.db import database
+from ci_service.store.db import database, release_connection
 from ci_service.store.jobs import Job
 
 
@@ -65,6 +65,9 @@ class JobContext:
         self.clock = clock
         self._last_write = 0.0
         self._last_value: float | None = None
+        # Set by the runner during a fetch step: each progress write or cancel check gives
+        # the connection back to the pool, so a crawl waiting on a website holds none.
+        self.release_connections = False
 
     @property
     def step_id(self) -> str | None:
@@ -91,15 +94,27 @@ class JobContext:
         fields: dict[str, Any] = {"progress": value}
         if message is not None:
             fields["progress_message"] = str(message)[:500]
-        if not store.update_running(self.job.id, self.job.attempt, **fields):
+        try:
+            written = store.update_running(self.job.id, self.job.attempt, **fields)
+        finally:
+            self._released()
+        if not written:
             raise JobCancelled()
         if self._stopping():
             raise ServiceStopping()
 
+    def _released(self) -> None:
+        if self.release_connections:
+            release_connection()
+
     def check_cancelled(self) -> None:
         """Raise (and leave the handler) if the job was cancelled, was queued again while this
         worker was away (its lease ran out), or the service is stopping."""
-        if not store.is_running(self.job.id, self.job.attempt):
+        try:
+            running = store.is_running(self.job.id, self.job.attempt)
+        finally:
+            self._released()
+        if not running:
             raise JobCancelled()
         if self._stopping():
             raise ServiceStopping()

@@ -13,6 +13,11 @@ so the SSRF guard can be exercised through a real job. Deployments leave it empt
 from __future__ import annotations
 
 import socket
+import threading
+from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -26,19 +31,73 @@ def settings() -> Settings:
     return load_settings()
 
 
-def make_fetcher(config: Settings | None = None):
-    """A guarded Fetcher on the service's policy and crawl settings (close it after use)."""
-    from ci_service.intel.fetch import Fetcher
+def _policy(config: Settings):
     from ci_service.intel.policy import FetchPolicy
 
-    config = config or settings()
-    policy = FetchPolicy.from_settings(
+    return FetchPolicy.from_settings(
         config,
         per_host_delay=max(0.0, float(config.crawl_delay_seconds)),
         deadline=max(0.1, float(config.fetch_deadline_seconds)),
         max_bytes=max(1, int(config.fetch_max_bytes)),
     )
-    return Fetcher(policy, **FETCHER_OPTIONS)
+
+
+def make_fetcher(config: Settings | None = None):
+    """A guarded Fetcher of its own on the service's policy and crawl settings (close it
+    after use). Jobs use :func:`shared_fetcher`."""
+    from ci_service.intel.fetch import Fetcher
+
+    return Fetcher(_policy(config or settings()), **FETCHER_OPTIONS)
+
+
+@dataclass
+class _Shared:
+    fetcher: Any
+    users: int = 0
+    retired: bool = False
+
+
+_SHARED: OrderedDict[tuple, _Shared] = OrderedDict()
+_SHARED_LOCK = threading.Lock()
+_SHARED_KEPT = 4  # policies in use at once: one in a deployment, a few in a test run
+
+
+@contextmanager
+def shared_fetcher(config: Settings | None = None) -> Iterator[Any]:
+    """The process's Fetcher for this policy, shared by every job: one per-host politeness
+    schedule and one robots.txt cache however many crawls run at once (two jobs crawling
+    one host still take turns), and one connection pool capped at ``crawl_concurrency``
+    connections. A fetcher of a policy no longer in use (settings changed) is closed when
+    its last user is done with it."""
+    from ci_service.intel.fetch import Fetcher
+
+    config = config or settings()
+    policy = _policy(config)
+    connections = max(1, int(config.crawl_concurrency))
+    key = (policy, connections, tuple(sorted((k, id(v)) for k, v in FETCHER_OPTIONS.items())))
+    idle: list[_Shared] = []
+    with _SHARED_LOCK:
+        entry = _SHARED.get(key)
+        if entry is None:
+            entry = _Shared(Fetcher(policy, max_connections=connections, **FETCHER_OPTIONS))
+            _SHARED[key] = entry
+            while len(_SHARED) > _SHARED_KEPT:
+                _key, old = _SHARED.popitem(last=False)
+                old.retired = True
+                if old.users == 0:
+                    idle.append(old)
+        _SHARED.move_to_end(key)
+        entry.users += 1
+    for old in idle:
+        old.fetcher.close()
+    try:
+        yield entry.fetcher
+    finally:
+        with _SHARED_LOCK:
+            entry.users -= 1
+            done = entry.retired and entry.users == 0
+        if done:
+            entry.fetcher.close()
 
 
 def check_resolvable(url: str) -> None:

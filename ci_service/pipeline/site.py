@@ -19,9 +19,11 @@ from datetime import datetime
 from typing import Any
 from urllib.parse import urlsplit
 
+from ci_service.jobs.lanes import processing
 from ci_service.jobs.types import JobContext, StepError
 from ci_service.pipeline import context
 from ci_service.pipeline.html_text import element_text, parse_html  # noqa: F401 (re-exported)
+from ci_service.pipeline.snapshot_memory import LIVE, snapshot_size
 
 log = logging.getLogger("ci_service.pipeline")
 
@@ -158,6 +160,9 @@ def read_site(
     pages_cap = max_pages or max(1, int(config.crawl_max_pages))
     context.check_resolvable(url)
     low, high = span
+    memory_cap = max(0, int(config.crawl_memory_mb)) * 1024 * 1024
+    if LIVE.wait_for_room(memory_cap, ctx.check_cancelled if ctx is not None else None):
+        log.info("crawl of %s waited for crawled sites to be processed (memory cap)", url)
 
     def progress(done: int, total: int, page_url: str) -> None:
         if ctx is not None:
@@ -169,7 +174,8 @@ def read_site(
             ctx.check_cancelled()  # raises (a BaseException) when the job was cancelled
         return False
 
-    with context.make_fetcher(config) as fetcher:
+    # The process's fetcher: every crawl's politeness and robots.txt rules in one place.
+    with context.shared_fetcher(config) as fetcher:
         try:
             crawl = crawl_site(
                 fetcher,
@@ -183,12 +189,14 @@ def read_site(
             raise StepError(exc.message) from None
         feeds_first = sorted(crawl.feeds, key=_feed_order)[:MAX_FEEDS]
         snapshot = SiteSnapshot(start_url=url, feeds=feeds_first)
-        # Text most pages of the site repeat (menus, footers) is not evidence.
-        drop_repeated_lines([p.page for p in crawl.pages])
-        snapshot.pages = [_page(p) for p in crawl.pages if p.page.text or p.page.title]
-        # The language first: page kinds, dates and prices are read in it.
-        annotate_languages(snapshot.pages)
-        classify_pages(snapshot.pages)
+        with processing():  # a burst of CPU: not more of these at once than job workers
+            # Text most pages of the site repeat (menus, footers) is not evidence.
+            drop_repeated_lines([p.page for p in crawl.pages])
+            snapshot.pages = [_page(p) for p in crawl.pages if p.page.text or p.page.title]
+            # The language first: page kinds, dates and prices are read in it.
+            annotate_languages(snapshot.pages)
+            classify_pages(snapshot.pages)
+        del crawl.pages[:]  # the snapshot holds them now
         snapshot.errors.extend(crawl.errors)
         snapshot.skipped.extend(crawl.skipped)
         if not snapshot.pages:
@@ -208,6 +216,7 @@ def read_site(
             _read_documents(ctx, fetcher, snapshot, crawl.documents[:MAX_DOCUMENTS])
     for failed_url, reason in snapshot.errors:
         log.info("crawl of %s: skipped %s (%s)", url, failed_url, reason)
+    LIVE.track(snapshot, snapshot_size(snapshot))
     return snapshot
 
 

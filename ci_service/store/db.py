@@ -216,6 +216,10 @@ class SQLiteDatabase(_ConnectionUpkeep, _StorableParams, SqliteDatabase):
         if conn is not self.writer:  # the writer is the process's, closed with it
             conn.close()
 
+    def release_connection(self) -> None:
+        """Kept open: a file connection holds no server slot, and a thread that only
+        touches its job row fills a few pages of its cache, not ``cache_size``."""
+
     def outage(self, exc: BaseException) -> str | None:
         return sqlite_outage(exc)
 
@@ -265,6 +269,17 @@ class PostgresDatabase(_ConnectionUpkeep, _StorableParams, PooledPostgresqlDatab
 
     def outage(self, exc: BaseException) -> str | None:
         return LOST if postgres_connection_lost(exc, self._state.conn) else None
+
+    def release_connection(self) -> None:
+        """Give this thread's connection back to the pool (not inside a transaction); the
+        next statement takes one again."""
+        state = self._state
+        if state.closed or state.transactions:
+            return
+        conn, ctx = state.conn, state.ctx
+        state.reset()
+        state.ctx = ctx
+        self._close(conn)
 
 
 def make_database(url_or_path: str, *, pool_size: int = DEFAULT_POOL_SIZE) -> Database:
@@ -354,6 +369,16 @@ def discard_connection() -> None:
     """Drop this thread's connection (broken, or of no further use); the next statement
     opens a new one."""
     database.obj.discard_connection()
+
+
+def release_connection() -> None:
+    """Let a thread that will wait a long while (a crawl between its polite requests, a
+    job waiting for a processing slot) give its connection up: back to the pool on
+    PostgreSQL, so a pool smaller than the number of such threads is not used up by
+    waiting. SQLite keeps its file connection (``SQLiteDatabase.release_connection``)."""
+    db = database.obj
+    if db is not None:
+        db.release_connection()
 
 
 def outage(exc: BaseException) -> str | None:

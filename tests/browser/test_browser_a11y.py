@@ -230,6 +230,7 @@ def signed_in_paths(seeded, live) -> dict[str, list[str]]:
         "pages.pick_workspace": ["/workspaces"],
         "pages.edit_competitor": [f"/competitors/{competitor['id']}/edit"],
         "pages.delete_competitor": [f"/competitors/{competitor['id']}/delete"],
+        "pages.competitor_import_form": ["/competitors/import"],
         "pages.solutions": ["/solutions"],
         "pages.new_solution": ["/solutions/new"],
         "pages.edit_solution": [f"/solutions/{seeded['solution']['id']}/edit"],

@@ -35,13 +35,25 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
+from ci_service.jobs.runner import on_job_finished
 from ci_service.jobs.types import JobContext, StepError
 
 log = logging.getLogger("ci_service.pipeline")
 
 _STASH: OrderedDict[tuple[str, int, str], Any] = OrderedDict()
 _STASH_LOCK = threading.Lock()
-STASH_SIZE = 16
+# Entries a crawl step leaves for its job's next step. Many crawls run at once and the
+# steps that read them wait for a processing slot, so the stash must hold one per job
+# that can be running (``crawl_concurrency``), or a job would crawl its site twice; the
+# memory of what it holds is capped where sites are read (``crawl_memory_mb``).
+STASH_MIN = 16
+STASH_PER_JOB = 3  # the site, then what a step extracted from it, with room to spare
+
+
+def _stash_size() -> int:
+    from ci_service.pipeline.context import settings
+
+    return max(STASH_MIN, STASH_PER_JOB * int(settings().crawl_concurrency))
 
 
 def _stash_key(ctx: JobContext, key: str) -> tuple[str, int, str]:
@@ -49,15 +61,27 @@ def _stash_key(ctx: JobContext, key: str) -> tuple[str, int, str]:
 
 
 def stash(ctx: JobContext, key: str, value: Any) -> None:
+    size = _stash_size()
     with _STASH_LOCK:
         _STASH[_stash_key(ctx, key)] = value
-        while len(_STASH) > STASH_SIZE:
+        while len(_STASH) > size:
             _STASH.popitem(last=False)
 
 
 def take(ctx: JobContext, key: str) -> Any:
     with _STASH_LOCK:
         return _STASH.pop(_stash_key(ctx, key), None)
+
+
+def drop_job(job_id: str) -> None:
+    """Forget what a job stashed: it has stopped running here (done, failed, cancelled or
+    stopped), and a crawled site must not sit in memory until newer entries push it out."""
+    with _STASH_LOCK:
+        for key in [k for k in _STASH if k[0] == job_id]:
+            del _STASH[key]
+
+
+on_job_finished(drop_job)
 
 
 def _competitor(ctx: JobContext) -> Any:

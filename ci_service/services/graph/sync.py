@@ -113,13 +113,71 @@ def remove_offering(workspace_id: str, offering_id: str) -> None:
 
 
 def sync_competitor(competitor: Competitor) -> None:
-    _competitor_node(competitor)
-    sync_competes_with(competitor.workspace_id)
+    node = _competitor_node(competitor)
+    _sync_competes_with_one(competitor, node)
 
 
 def remove_competitor(workspace_id: str, competitor_id: str) -> None:
+    # Its node goes with its edges: no other pair of competitors changes.
     graph.remove_nodes_for(workspace_id, "competitor", competitor_id)
-    sync_competes_with(workspace_id)
+
+
+def _sync_competes_with_one(competitor: Competitor, node: GraphNode) -> None:
+    """The COMPETES_WITH edges of one competitor, exactly the others sharing a relevant
+    product with it (older one as the source, as ``sync_competes_with`` draws them). Reads
+    the workspace's competitors' product lists and this node's edges, not every edge: a
+    workspace of 1,000 competitors that share a product holds half a million of those."""
+    ws = competitor.workspace_id
+    products = set(competitor.relevant_product_ids or [])
+    others = (
+        Competitor.select(Competitor.id, Competitor.relevant_product_ids, Competitor.created_at)
+        .where(Competitor.workspace == ws, Competitor.id != competitor.id)
+        .order_by(Competitor.created_at, Competitor.id)
+    )
+    me = (competitor.created_at, competitor.id)
+    partners = {
+        other.id: (other.created_at, other.id) < me
+        for other in others
+        if products and products & set(other.relevant_product_ids or [])
+    }  # id -> whether it is the older of the pair
+    nodes = {}
+    if partners:
+        nodes = {
+            n.ref_id: n.id
+            for n in GraphNode.select(GraphNode.id, GraphNode.ref_id).where(
+                GraphNode.workspace == ws,
+                GraphNode.label == "COMPETITOR",
+                GraphNode.ref_id.in_(list(partners)),
+            )
+        }
+    wanted = {
+        (nodes[other], node.id) if older else (node.id, nodes[other])
+        for other, older in partners.items()
+        if other in nodes
+    }
+    existing = GraphEdge.select(GraphEdge.id, GraphEdge.source, GraphEdge.target).where(
+        GraphEdge.workspace == ws,
+        GraphEdge.label == "COMPETES_WITH",
+        (GraphEdge.source == node.id) | (GraphEdge.target == node.id),
+    )
+    have, stale = set(), []
+    for edge in existing:
+        pair = (edge.source_id, edge.target_id)
+        if pair in wanted and pair not in have:
+            have.add(pair)
+        else:
+            stale.append(edge.id)
+    if stale:
+        GraphEdge.delete().where(GraphEdge.id.in_(stale)).execute()
+    missing = sorted(wanted - have)
+    if missing:
+        graph.link_many(
+            ws,
+            [
+                (GraphNode(id=source), GraphNode(id=target), "COMPETES_WITH")
+                for source, target in missing
+            ],
+        )
 
 
 def sync_competes_with(workspace_id: str) -> None:

@@ -5,6 +5,7 @@ REST, tools and the CLI see them (``jobs``).
 """
 
 __all__ = [
+    "competitor_import",
     "competitors",
     "deal_stats",
     "deals",

@@ -30,6 +30,7 @@ VIEW_MODULES = (
     "changes",
     "competitors",
     "competitor_edit",
+    "competitor_import",
     "intel",
     "jobs",
     "search",
