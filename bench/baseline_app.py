@@ -79,11 +79,13 @@ def create_app(competitors_body: bytes, database: str | None, workspace: str | N
         try:
             conn.execute(
                 "INSERT INTO deal (id, workspace_id, prospect_company_name, outcome, "
-                "competitor_id, decision_date, deal_size, arguments, created_at, updated_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "competitor_id, decision_date, deal_size, arguments, competitor_ids, "
+                "created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (deal_id, workspace, body["prospectCompanyName"], body["outcome"],
                  body.get("competitorId"), body.get("decisionDate"), body.get("dealSize"),
-                 json.dumps(body.get("arguments") or []), now, now),
+                 json.dumps(body.get("arguments") or []),
+                 json.dumps([body["competitorId"]] if body.get("competitorId") else []),
+                 now, now),
             )  # fmt: skip
             conn.execute("COMMIT")
         except BaseException:

@@ -29,7 +29,7 @@ from pathlib import Path
 import httpx
 
 from bench import procs
-from bench.site import build_site
+from bench.site import build_site, send_file
 
 HOST_PREFIX = "127.0.1."
 
@@ -55,13 +55,7 @@ def _serve_sites(count: int, pages: int, pipe) -> None:
             host = self.server.server_address[0]
             with lock:
                 arrivals.setdefault(host, []).append(moment)
-            found = self.server.files.get(self.path.split("?")[0])
-            body, kind = found if found else (b"not found", "text/plain")
-            self.send_response(200 if found else 404)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send_file(self, self.server.files)
 
         def log_message(self, *args):
             pass

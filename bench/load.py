@@ -8,7 +8,7 @@ one keep-alive ``httpx.Client``.
   seconds; only requests that start after the warm-up count. String values of ``body``
   containing ``{n}`` get a counter unique within the run (so every POST is a new row).
   Result: requests, requests per second, status counts, errors (5xx, exceptions, bodies
-  mentioning "database is locked"), latency p50/p95. ``"urls": [...]`` instead of ``"url"``
+  mentioning "database is locked"), latency p50/p90/p95/p99. ``"urls": [...]`` instead of ``"url"``
   spreads the requests round-robin over several servers (each client takes the next URL
   for each request, starting at its own offset; one keep-alive connection per server).
 - ``{"mode": "latency", "targets": [{"name", "base", "headers"}], "requests": [{"label",
@@ -116,7 +116,9 @@ def throughput(spec: dict) -> dict:
         "locked": sum("database is locked" in e for e in errors),
         "error_samples": errors[:5],
         "p50": percentile(latencies, 50),
+        "p90": percentile(latencies, 90),
         "p95": percentile(latencies, 95),
+        "p99": percentile(latencies, 99),
         "created_ids": created,
     }
 

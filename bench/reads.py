@@ -8,12 +8,14 @@ Two parts:
   matching ``If-None-Match``. ``--pyinstrument`` prints a profile of the uncached reads
   (``pip install pyinstrument`` first).
 - ``serve``: a fresh database seeded by bench/seed.py, ``ci-service serve --no-jobs
-  --no-scheduler --threads 8`` and the bare app of bench/baseline_app.py serving the same
-  bytes, ``--clients`` load clients from bench/load.py for ``--duration`` s, ``--rounds``
-  times, with the cache on and off; the median req/s and the ratio to the bare app.
+  --no-scheduler --threads 4`` and the bare app of bench/baseline_app.py serving the same
+  bytes (both ``--threads``), driven by wrk (bench/wrk.py; the Python load generator when
+  wrk is absent) with ``--clients`` connections for ``--duration`` s, ``--rounds`` times,
+  with the cache on and off; the median req/s, server CPU per request and the ratio to
+  the bare app.
 
 Usage: python -m bench.reads [--part profile|serve|all] [--backend sqlite|postgresql]
-[--requests 300] [--duration 5] [--rounds 3] [--clients 8]
+[--requests 300] [--duration 5] [--rounds 3] [--clients 8] [--threads 4]
 """
 
 from __future__ import annotations
@@ -109,41 +111,49 @@ def serve(args, database: str, work: Path) -> dict:
     import httpx
 
     from bench import procs
+    from bench.wrk import drive, driver
 
     info = procs.seed(database, {"competitors": args.competitors})
     headers = {"X-API-Key": info["key"]}
-    spec = {"mode": "throughput", "method": "GET", "clients": args.clients,
-            "duration": args.duration, "warmup": 1.0}  # fmt: skip
+    run = {"connections": args.clients, "duration": args.duration, "work": str(work)}
     results: dict = {"cached": [], "uncached": [], "bare": []}
+    cpu: dict = {"cached": [], "uncached": [], "bare": []}
     for _ in range(args.rounds):
         for label, mb in (("cached", "32"), ("uncached", "0")):
             env = {"CI_SERVICE_RESPONSE_CACHE_MB": mb}
-            server = procs.serve(database, threads=8, env=env, extra=("--no-jobs",)).start()
+            server = procs.serve(
+                database, threads=args.threads, env=env, extra=("--no-jobs",)
+            ).start()
             try:
-                body = httpx.get(server.url + "/api/competitors", headers=headers).content
-                ours = procs.load(
-                    {**spec, "url": server.url + "/api/competitors", "headers": headers}
-                )
-                bad = sum(n for code, n in ours["statuses"].items() if code != "200")
-                assert bad == 0, ours["statuses"]
+                url = server.url + "/api/competitors"
+                body = httpx.get(url, headers=headers).content
+                drive(url, headers=headers, **{**run, "duration": 1})  # warm-up
+                ours = drive(url, headers=headers, pid=server.process.pid, **run)
+                assert ours["non2xx"] == 0, ours
                 results[label].append(ours["rps"])
+                cpu[label].append(ours["cpu"] * 1000)
             finally:
                 server.stop()
         body_file = work / "competitors.json"
         body_file.write_bytes(body)
         base = procs.baseline(
-            threads=8, body_file=body_file, database=database, workspace=info["workspace"]
-        ).start()
+            threads=args.threads, body_file=body_file, database=database,
+            workspace=info["workspace"],
+        ).start()  # fmt: skip
         try:
-            results["bare"].append(
-                procs.load({**spec, "url": base.url + "/api/competitors"})["rps"]
-            )
+            url = base.url + "/api/competitors"
+            drive(url, **{**run, "duration": 1})
+            bare = drive(url, pid=base.process.pid, **run)
+            results["bare"].append(bare["rps"])
+            cpu["bare"].append(bare["cpu"] * 1000)
         finally:
             base.stop()
     med = {k: round(statistics.median(v), 1) for k, v in results.items()}
     return {
+        "driver": driver(),
         "rps_median": med,
         "rps_rounds": results,
+        "cpu_ms_per_request_median": {k: round(statistics.median(v), 3) for k, v in cpu.items()},
         "ratio_cached": round(med["cached"] / med["bare"], 3),
         "ratio_uncached": round(med["uncached"] / med["bare"], 3),
     }
@@ -159,7 +169,8 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=300)
     parser.add_argument("--duration", type=float, default=5.0)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--clients", type=int, default=8)
+    parser.add_argument("--clients", type=int, default=8, help="connections (wrk) or clients")
+    parser.add_argument("--threads", type=int, default=4, help="waitress threads (both)")
     parser.add_argument("--pyinstrument", action="store_true")
     args = parser.parse_args()
     report = {}

@@ -142,6 +142,18 @@ def build_site(pages: int, seed: int = 5) -> dict[str, tuple[bytes, str]]:
     return out
 
 
+def send_file(handler: BaseHTTPRequestHandler, files: dict[str, tuple[bytes, str]]) -> None:
+    """Answer ``handler``'s GET from ``files`` (``{path: (body, content type)}``), 404 when
+    the path (without its query) is not there."""
+    found = files.get(handler.path.split("?")[0])
+    body, kind = found if found else (b"not found", "text/plain")
+    handler.send_response(200 if found else 404)
+    handler.send_header("Content-Type", kind)
+    handler.send_header("Content-Length", str(len(body)))
+    handler.end_headers()
+    handler.wfile.write(body)
+
+
 class SiteServer:
     """``with SiteServer(build_site(20)) as site: site.base`` (records request paths)."""
 
@@ -159,13 +171,7 @@ class SiteServer:
 
             def do_GET(self):  # noqa: N802 (http.server's naming)
                 owner.paths.append(self.path)
-                found = owner.files.get(self.path.split("?")[0])
-                body, kind = found if found else (b"not found", "text/plain")
-                self.send_response(200 if found else 404)
-                self.send_header("Content-Type", kind)
-                self.send_header("Content-Length", str(len(body)))
-                self.end_headers()
-                self.wfile.write(body)
+                send_file(self, owner.files)
 
             def log_message(self, *args):
                 pass

@@ -49,6 +49,11 @@ SETTINGS: tuple[Setting, ...] = (
     Setting("usage_flush_seconds", 1.0, "How often rate-limit counters and lastUsedAt persist"),
     Setting("response_cache_mb", 32, "Memory of the REST GET response cache, in MB (0 = off)"),
     Setting("search_cache_mb", 32, "Memory of /api/search's text windows, in MB (0 = off)"),
+    Setting(
+        "vector_dir",
+        "",
+        "Where the shared vector index files live (default: beside the SQLite file; temp dir)",
+    ),
     # Intel pipeline (ci_service/pipeline): crawl limits of the collect and discovery jobs.
     Setting("crawl_max_pages", 50, "Most HTML pages one crawl of a site fetches"),
     Setting("crawl_delay_seconds", 1.0, "Least seconds between two requests to one host"),

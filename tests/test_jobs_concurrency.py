@@ -224,6 +224,8 @@ class _Sites(ThreadingHTTPServer):
 
 
 def serve_site(address: str, files, arrivals, lock):
+    from bench.site import send_file
+
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
 
@@ -232,12 +234,7 @@ def serve_site(address: str, files, arrivals, lock):
 
             with lock:
                 arrivals.setdefault(address, []).append(time.monotonic())
-            body, kind = self.server.files.get(self.path.split("?")[0], (b"none", "text/plain"))
-            self.send_response(200 if body != b"none" else 404)
-            self.send_header("Content-Type", kind)
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            send_file(self, self.server.files)
 
         def log_message(self, *args):
             pass

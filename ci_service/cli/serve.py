@@ -26,19 +26,41 @@ from ci_service.store.db import (
 )
 
 
-def _warm_up_imports() -> None:
+def _warm_up_imports(first_answer: threading.Event, api) -> None:
     """Import, once serving, what the first write of a kind would otherwise wait for: every
     event goes through the delivery fan-out, whose sender brings httpx (about a second
     of CPU on a small machine). Likewise what app creation leaves to the first request that
     needs it: jsonrpcserver and jsonschema (``/mcp``), Authlib and joserfc (the OAuth
-    endpoints and consent page) and numpy (the graph layout, /api/search's windows). Not
-    before serving: start-up stays short."""
+    endpoints and consent page) and numpy (the graph layout, /api/search's windows), and
+    the OpenAPI document (web/api.py). Not before serving, and not before the first answer
+    (or a second): start-up stays short, and the first request does not share the CPU
+    with this."""
+    first_answer.wait(WARM_UP_AFTER_SECONDS)
     import jsonrpcserver  # noqa: F401
     import jsonschema  # noqa: F401
     import numpy  # noqa: F401
 
     import ci_service.services.alerts.delivery  # noqa: F401
     import ci_service.web.oauth.server  # noqa: F401  (Authlib, joserfc)
+
+    api.spec  # noqa: B018  (written on first read)
+
+
+WARM_UP_AFTER_SECONDS = 1.0
+
+
+def _on_first_answer(app) -> threading.Event:
+    """An event set when ``app`` has answered its first request."""
+    from flask import request_finished
+
+    answered = threading.Event()
+
+    def finished(sender, **extra) -> None:
+        answered.set()
+        request_finished.disconnect(finished, app)
+
+    request_finished.connect(finished, app, weak=False)
+    return answered
 
 
 @click.command()
@@ -120,6 +142,9 @@ def serve(
     except OperationalError as exc:  # PostgreSQL unreachable, say
         raise _unreachable(state.database, exc) from None
     _log_to_stderr()
+    # Rate-limit counts and lastUsedAt written behind from a thread of their own: no request
+    # writes them (issue 31; services/identity/usage.py).
+    app.extensions["ci_usage"].start_flusher()
     server = create_server(
         app, host=host, port=port, threads=threads, ident="ci-service", **proxy_options(settings)
     )
@@ -144,7 +169,8 @@ def serve(
     click.echo(
         f"ci-service {__version__} serving on http://{host}:{server.effective_port}", err=True
     )
-    threading.Thread(target=_warm_up_imports, name="ci-warm-up", daemon=True).start()
+    warm_up = (_on_first_answer(app), app.extensions["ci_api"])
+    threading.Thread(target=_warm_up_imports, args=warm_up, name="ci-warm-up", daemon=True).start()
     try:
         server.run()
     except KeyboardInterrupt:

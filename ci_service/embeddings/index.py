@@ -41,6 +41,18 @@ SCORE_CHUNK = 1024  # rows converted to float32 at a time (256 kB at dimension 2
 STORAGES = ("float32", "int8")
 
 
+def normalised_query(query: Any, dimension: int) -> np.ndarray | None:
+    """The normalised float32 query, or None for a zero (or non-finite) vector; a
+    ValueError when its dimension is not ``dimension``."""
+    q = np.asarray(query, dtype=np.float32).reshape(-1)
+    if q.shape[0] != dimension:
+        raise ValueError(f"query has dimension {q.shape[0]}, expected {dimension}")
+    norm = float(np.linalg.norm(q))
+    if norm == 0.0 or not np.isfinite(norm):
+        return None
+    return q / norm
+
+
 class VectorIndex:
     """Dense in-memory vector index for one workspace (thread-safe)."""
 
@@ -228,14 +240,7 @@ class VectorIndex:
     # -- scoring --------------------------------------------------------------------------
 
     def _query(self, query: Any) -> np.ndarray | None:
-        """The normalised float32 query, or None for a zero (or non-finite) vector."""
-        q = np.asarray(query, dtype=np.float32).reshape(-1)
-        if q.shape[0] != self.dimension:
-            raise ValueError(f"query has dimension {q.shape[0]}, expected {self.dimension}")
-        norm = float(np.linalg.norm(q))
-        if norm == 0.0 or not np.isfinite(norm):
-            return None
-        return q / norm
+        return normalised_query(query, self.dimension)
 
     def _score_all(self, n: int, q: np.ndarray) -> np.ndarray:
         if self.storage == "float32":

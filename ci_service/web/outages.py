@@ -72,14 +72,22 @@ class RetryReads:
 
 def request_id(new_id) -> str:
     """This request's id (the first run's, for a second run)."""
-    return request.environ.setdefault(REQUEST_ID, new_id())
+    environ = request.environ
+    found = environ.get(REQUEST_ID)
+    if found is None:
+        found = environ[REQUEST_ID] = new_id()
+    return found
 
 
 def begin_request(usage) -> None:
     """before_request: note the commits so far, have the rate limit count this request once
     however often it runs, and check (or open) the thread's connection."""
     g.commits_at_start = commit_count()
-    usage.begin_request(request.environ.setdefault(COUNTED, {}))
+    environ = request.environ
+    counted = environ.get(COUNTED)
+    if counted is None:
+        counted = environ[COUNTED] = {}
+    usage.begin_request(counted)
     open_checked()
 
 

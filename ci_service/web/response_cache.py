@@ -28,7 +28,7 @@ import hashlib
 from dataclasses import dataclass
 from operator import attrgetter
 
-from flask import Flask, Response, current_app, g, request
+from flask import Flask, Response, g, request
 
 from ci_service import __version__
 from ci_service.sized_lru import SizedLRU
@@ -98,13 +98,18 @@ class ResponseCache(SizedLRU):
 @dataclass
 class _Pending:
     key: tuple
-    etag: str
     hit: bool = False
 
+    @property
+    def etag(self) -> str:
+        return _etag(self.key)  # only when sent: a hit sends its entry's
 
-def _query() -> tuple:
+
+def _query(req) -> tuple:
+    if not req.query_string:
+        return ()
     # Sorted by name only: the order of one name's repeated values can matter to a route.
-    return tuple(sorted(request.args.items(multi=True), key=lambda pair: pair[0]))
+    return tuple(sorted(req.args.items(multi=True), key=lambda pair: pair[0]))
 
 
 def _etag(key: tuple) -> str:
@@ -112,13 +117,14 @@ def _etag(key: tuple) -> str:
     return f'"{digest}"'
 
 
-def lookup():
+def lookup(cache: ResponseCache):
     """before_request, after web/auth.py's checks: a 304, a cached answer, or None."""
-    cache: ResponseCache | None = current_app.extensions.get("ci_response_cache")
-    principal = getattr(g, "principal", None)
-    if cache is None or principal is None or request.method != "GET":
+    ctx = g._get_current_object()
+    principal = getattr(ctx, "principal", None)
+    if principal is None:
         return None
-    if request.endpoint not in CACHED_ENDPOINTS:
+    req = request._get_current_object()
+    if req.method != "GET" or req.endpoint not in CACHED_ENDPOINTS:
         return None
     # Read with the key in the same statement (services/identity/auth.py), else now.
     version = getattr(principal, "data_version", None)
@@ -132,26 +138,29 @@ def lookup():
         principal.role,
         principal.plan,
         tuple(sorted(principal.scopes)),
-        request.path,
-        _query(),
+        req.path,
+        _query(req),
     )
-    pending = g.response_cache = _Pending(key, _etag(key))
-    if request.if_none_match.contains(pending.etag.strip('"')):
-        pending.hit = True
-        response = Response(status=304)
-        response.headers.pop("Content-Type", None)
-        response.headers["ETag"] = pending.etag
-        return response
+    pending = ctx.response_cache = _Pending(key)
+    # The header parsed only when sent (most clients send none).
+    if "HTTP_IF_NONE_MATCH" in req.environ:
+        etag = pending.etag
+        if req.if_none_match.contains(etag.strip('"')):
+            pending.hit = True
+            response = Response(status=304)
+            response.headers.pop("Content-Type", None)
+            response.headers["ETag"] = etag
+            return response
     entry = cache.get(key)
     if entry is None:
         return None
     pending.hit = True
     response = Response(entry.body, status=entry.status, content_type=entry.content_type)
-    response.headers["ETag"] = entry.etag
+    response.headers.add("ETag", entry.etag)
     return response
 
 
-def store(response: Response) -> Response:
+def store(cache: ResponseCache, response: Response) -> Response:
     """after_request: keep a fresh 200 JSON answer and tag it with its ETag."""
     pending: _Pending | None = getattr(g, "response_cache", None)
     if pending is None or pending.hit:
@@ -161,16 +170,16 @@ def store(response: Response) -> Response:
     principal = g.principal
     if read_version(principal.workspace_id) != pending.key[1]:
         return response  # a write committed while this answer was built: not this version
-    entry = Entry(response.get_data(), 200, response.content_type, pending.etag)
-    current_app.extensions["ci_response_cache"].put(pending.key, entry)
-    response.headers["ETag"] = pending.etag
+    etag = pending.etag
+    cache.put(pending.key, Entry(response.get_data(), 200, response.content_type, etag))
+    response.headers["ETag"] = etag
     return response
 
 
-def install(app: Flask, megabytes: float) -> None:
-    """Cache up to ``megabytes`` of answers in this process (0: no cache, no ETags)."""
+def install(app: Flask, megabytes: float) -> ResponseCache | None:
+    """The cache of up to ``megabytes`` of answers in this process (0: none, no ETags);
+    the app's request hooks call ``lookup`` and ``store`` with it (web/app.py)."""
     if megabytes <= 0:
-        return
-    app.extensions["ci_response_cache"] = ResponseCache(int(megabytes * 1024 * 1024))
-    app.before_request(lookup)
-    app.after_request(store)
+        return None
+    cache = app.extensions["ci_response_cache"] = ResponseCache(int(megabytes * 1024 * 1024))
+    return cache

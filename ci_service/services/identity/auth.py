@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hmac
 import ipaddress
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 
@@ -19,6 +20,7 @@ from ci_service.errors import (
     UpgradeRequired,
 )
 from ci_service.services.identity.api_keys import KEY_PATTERN, hash_key, key_prefix
+from ci_service.store.change_token import change_token
 from ci_service.store.db import database
 from ci_service.store.identity import PLANS, ROLES, ApiKey
 from ci_service.timeutil import utcnow
@@ -54,12 +56,34 @@ _KEY_SQL = (
 )
 
 
+_SQL_BY_PARAM: dict[str, str] = {}
+# The principals of rows seen lately, by the row as read: a revoked key, a new role or plan,
+# a write's data version each make a different row at once, in every process; only turning
+# an unchanged row into a Principal again (JSON, dates, a frozen dataclass) is skipped.
+_PRINCIPALS: dict[tuple, Principal] = {}
+_PRINCIPALS_MAX = 1024
+# Per thread, by the key's hash: the principal and the database's change token when its row
+# was read (store/change_token.py). While the token is the same nothing has been committed
+# anywhere since, so the row is the row and the statement is not run again; any commit
+# (a revocation in another process included) makes the next request read it.
+_seen = threading.local()
+_SEEN_MAX = 256
+
+
 def authenticate(raw_key: str | None) -> Principal:
     """The principal behind ``raw_key``; one 401 for every way a key can be bad."""
     if not raw_key or not KEY_PATTERN.match(raw_key):
         raise Unauthorized(UNAUTHORIZED_MESSAGE)
     digest = hash_key(raw_key)
-    sql = _KEY_SQL.format(param=database.param)
+    token = change_token()
+    if token is not None:
+        seen = getattr(_seen, "keys", None)
+        hit = seen.get(digest) if seen is not None else None
+        if hit is not None and hit[0] == token:
+            return _unexpired(hit[1])
+    sql = _SQL_BY_PARAM.get(database.param)
+    if sql is None:
+        sql = _SQL_BY_PARAM[database.param] = _KEY_SQL.format(param=database.param)
     match = None
     for row in database.execute_sql(sql, (key_prefix(raw_key),)).fetchall():
         # Constant-time comparison of the stored hash with the presented key's hash.
@@ -67,11 +91,31 @@ def authenticate(raw_key: str | None) -> Principal:
             match = row
     if match is None or match[2] is not None:
         raise Unauthorized(UNAUTHORIZED_MESSAGE)
+    match = tuple(match)
+    principal = _PRINCIPALS.get(match)
+    if principal is None:
+        principal = _principal(match)
+        if len(_PRINCIPALS) >= _PRINCIPALS_MAX:
+            _PRINCIPALS.clear()
+        _PRINCIPALS[match] = principal
+    if token is not None:  # read before the statement: a commit since makes it stale
+        seen = getattr(_seen, "keys", None)
+        if seen is None or len(seen) >= _SEEN_MAX:
+            seen = _seen.keys = {}
+        seen[digest] = (token, principal)
+    return _unexpired(principal)
+
+
+def _unexpired(principal: Principal) -> Principal:
+    if principal.expires_at is not None and principal.expires_at <= utcnow():
+        raise Unauthorized(UNAUTHORIZED_MESSAGE)
+    return principal
+
+
+def _principal(match: tuple) -> Principal:
     (key_id, _hash, _revoked, expires, scopes, rate_limit, allowed_ips, workspace_id,
      tenant_id, user_id, role, plan, data_version) = match  # fmt: skip
     expires_at = ApiKey.expires_at.python_value(expires)
-    if expires_at is not None and expires_at <= utcnow():
-        raise Unauthorized(UNAUTHORIZED_MESSAGE)
     return Principal(
         key_id=key_id,
         user_id=user_id,

@@ -4,7 +4,9 @@ The window is a fixed clock hour. Counting happens under one lock, so many threa
 one key never let more than ``rateLimit`` requests through. Counts and lastUsedAt are
 persisted at most every ``flush_seconds`` (and at shutdown), so reads do not each become a
 write, and a restart resumes the window where it was; a SIGKILL can forget at most the last
-flush interval of counts.
+flush interval of counts. ``serve`` flushes from a thread of its own (``start_flusher``), so
+no request writes them at all; an app without that thread (the tests') flushes after a
+request when one is due.
 
 On PostgreSQL several processes serve one key, so a count in one process's memory is not
 the count. There ``SharedUsageTracker`` counts each request with one atomic upsert on the
@@ -68,6 +70,8 @@ class UsageTracker:
         self._last_used: dict[str, float] = {}
         self._last_flush = clock()
         self._request = threading.local()  # the running request's counted decisions
+        self._flusher: threading.Thread | None = None
+        self._stop_flusher = threading.Event()
 
     def begin_request(self, counted: dict) -> None:
         """Count this thread's request once: ``counted`` (kept by the caller for every run
@@ -116,8 +120,32 @@ class UsageTracker:
         return RateDecision(allowed, limit, remaining, reset)
 
     def maybe_flush(self) -> None:
-        if self.clock() - self._last_flush >= self.flush_seconds:
+        """After a request: flush when due, unless a flusher thread does (then never)."""
+        if self._flusher is None and self.clock() - self._last_flush >= self.flush_seconds:
             self.flush()
+
+    def start_flusher(self) -> None:
+        """Flush every ``flush_seconds`` from a thread of its own (``serve``), so that no
+        request writes: a read stays a read (issue 31). ``stop_flusher`` ends it."""
+        if self._flusher is not None:
+            return
+        self._stop_flusher.clear()
+        interval = max(0.05, self.flush_seconds)
+
+        def loop() -> None:
+            while not self._stop_flusher.wait(interval):
+                self.flush()
+
+        self._flusher = threading.Thread(target=loop, name="ci-usage-flush", daemon=True)
+        self._flusher.start()
+
+    def stop_flusher(self, timeout: float = 10.0) -> None:
+        """End the flusher thread (if any), then flush what is left; idempotent."""
+        flusher, self._flusher = self._flusher, None
+        if flusher is not None:
+            self._stop_flusher.set()
+            flusher.join(timeout)
+        self.flush()
 
     def flush(self) -> None:
         """Persist counters and lastUsedAt; safe to call from any thread."""

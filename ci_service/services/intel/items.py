@@ -134,7 +134,7 @@ def _insert(**values: Any) -> IntelItem:
     item = IntelItem(seq=next_seq(), **values)
     item.save(force_insert=True)
     vector, model = _embed_row(item)
-    intel_index.after_commit_upsert(item.workspace_id, [item.id], [vector], model)
+    intel_index.after_commit_upsert(item.workspace_id, [item.id], [vector], model, [item.seq])
     return item
 
 
@@ -346,7 +346,7 @@ def delete_intel(workspace_id: str, item_id: str) -> None:
         row.delete_instance()
         if row.url:
             intel_graph.forget_source(workspace_id, row)
-        intel_index.after_commit_remove(workspace_id, [row.id])
+        intel_index.after_commit_remove(workspace_id, [row.id], [row.seq])
 
 
 def intel_to_dict(item: IntelItem) -> dict[str, Any]:
@@ -405,8 +405,8 @@ def rebuild_intel_fts() -> None:
 
 
 def _forget_vectors(workspace_id: str, query) -> None:
-    ids = [row.id for row in query]
-    intel_index.after_commit_remove(workspace_id, ids)
+    rows = list(query.select_extend(IntelItem.seq))
+    intel_index.after_commit_remove(workspace_id, [r.id for r in rows], [r.seq for r in rows])
 
 
 @cleanup.on_delete("competitor")

@@ -78,22 +78,58 @@ def _check(query: Any, limit: Any) -> tuple[str, int]:
     return " ".join(query.split()), limit
 
 
+_df_lock = threading.Lock()
+
+
 def _newest_matching(
     workspace_id: str, phrase: str, competitor_id: str | None, k: int
-) -> list[str]:
-    """Ids of the newest ``k`` items whose title or content contains ``phrase``."""
+) -> list[int]:
+    """Seqs of the newest ``k`` items whose title or content contains ``phrase``.
+
+    With a competitor and a common phrase (``DF_CAP`` matches or more) the competitor's own
+    items are read newest first and checked here instead: the index would walk the whole
+    workspace's matches, newest first, to find the few that are this competitor's (at 1,000
+    competitors about 1,000 × k rows; issue 31). Answers are cached (``_newest_cache``)."""
+    mark = _max_seq()
+    key = (intel_index.db_key(), workspace_id, phrase.casefold(), competitor_id, k)
+    version = (mark, intel_index.generation())
+    found = _newest_cache.get(key)
+    if found is not None and found[0] == version:
+        return found[1]
+    if competitor_id is not None and _cached_document_frequency(phrase.casefold(), mark) >= DF_CAP:
+        seqs = _competitor_newest_matching(workspace_id, phrase, competitor_id, k)
+    else:
+        seqs = _index_newest_matching(workspace_id, phrase, competitor_id, k)
+    with _df_lock:
+        if len(_newest_cache) >= NEWEST_CACHE_SIZE:
+            _newest_cache.clear()
+        _newest_cache[key] = (version, seqs)
+    return seqs
+
+
+# The answers of _newest_matching, kept as the document frequencies are (until max(seq) or
+# this process's intel writes change): a rare phrase of common words costs FTS5 a walk of
+# long doclists (47 ms at a million items for "Vendor0011 acquisition"). A cached seq that
+# another process has deleted since is dropped by _texts, as a stale vector is.
+_newest_cache: dict[tuple, tuple[tuple[int, int], list[int]]] = {}
+NEWEST_CACHE_SIZE = 4096
+
+
+def _index_newest_matching(
+    workspace_id: str, phrase: str, competitor_id: str | None, k: int
+) -> list[int]:
     p = database.param
     if is_postgres():
         pattern = like_pattern(phrase)
         sql = (
-            "SELECT id FROM intel_item i WHERE i.workspace_id = %s "
+            "SELECT seq FROM intel_item i WHERE i.workspace_id = %s "
             "AND (title ILIKE %s ESCAPE '\\' OR content ILIKE %s ESCAPE '\\')"
         )
         params: list[Any] = [workspace_id, pattern, pattern]
         order = "i.seq"
     else:
         sql = (
-            "SELECT i.id FROM intel_fts JOIN intel_item i ON i.seq = intel_fts.rowid "
+            "SELECT i.seq FROM intel_fts JOIN intel_item i ON i.seq = intel_fts.rowid "
             "WHERE i.workspace_id = ? AND intel_fts MATCH ?"
         )
         params = [workspace_id, quote_fts(phrase)]
@@ -106,8 +142,47 @@ def _newest_matching(
     return [row[0] for row in database.execute_sql(sql, params).fetchall()]
 
 
+COMPETITOR_PAGE = 200
+
+
+def _competitor_newest_matching(
+    workspace_id: str, phrase: str, competitor_id: str, k: int
+) -> list[int]:
+    """The competitor's items newest first, ``COMPETITOR_PAGE`` at a time (its
+    (workspace, competitor, seq) index), checked for ``phrase`` case-insensitively."""
+    p = database.param
+    needle = phrase.casefold()
+    found: list[int] = []
+    last = None
+    while len(found) < k:
+        sql = (
+            f"SELECT seq, title, content FROM intel_item WHERE workspace_id = {p} "
+            f"AND competitor_id = {p}"
+        )
+        params: list[Any] = [workspace_id, competitor_id]
+        if last is not None:
+            sql += f" AND seq < {p}"
+            params.append(last)
+        sql += f" ORDER BY seq DESC LIMIT {COMPETITOR_PAGE}"
+        rows = database.execute_sql(sql, params).fetchall()
+        for seq, title, content in rows:
+            if needle in (title or "").casefold() or needle in (content or "").casefold():
+                found.append(seq)
+                if len(found) == k:
+                    break
+        if len(rows) < COMPETITOR_PAGE:
+            break
+        last = rows[-1][0]
+    return found
+
+
+def _max_seq() -> int:
+    """``max(seq)``: an index lookup; the version of the document-frequency cache."""
+    row = database.execute_sql("SELECT max(seq) FROM intel_item").fetchone()
+    return int(row[0] or 0)
+
+
 _df_cache: dict[tuple[str, str], tuple[tuple[int, int], int]] = {}
-_df_lock = threading.Lock()
 DF_CACHE_SIZE = 4096
 
 
@@ -139,16 +214,16 @@ def _document_frequency(word: str) -> int:
     return int(database.execute_sql(sql, (quote_fts(word), DF_CAP)).fetchone()[0])
 
 
-def _bm25(words: list[str], texts: dict[str, tuple[str, str]]) -> dict[str, float]:
+def _bm25(words: list[str], texts: dict[Any, tuple[str, str]]) -> dict[Any, float]:
     """BM25 of each candidate (title occurrences count twice), divided by the best."""
     if not words or not texts:
         return {}
     # max(seq) is an index lookup; it over-counts deleted items, harmless for an idf
-    row = database.execute_sql("SELECT max(seq) FROM intel_item").fetchone()
-    total = max(1, int(row[0] or 1))
+    mark = _max_seq()
+    total = max(1, mark)
     idf = {}
     for word in words:
-        df = min(_cached_document_frequency(word, int(row[0] or 0)), total)
+        df = min(_cached_document_frequency(word, mark), total)
         idf[word] = math.log(1 + (total - df + 0.5) / (df + 0.5))
     lengths = {item_id: len(t) + len(c) for item_id, (t, c) in texts.items()}
     average = max(1.0, sum(lengths.values()) / len(lengths))
@@ -166,14 +241,18 @@ def _bm25(words: list[str], texts: dict[str, tuple[str, str]]) -> dict[str, floa
     return {i: v / best for i, v in raw.items()} if best > 0 else {}
 
 
-def _texts(workspace_id: str, ids: set[str]) -> dict[str, tuple[str, str]]:
-    """``{id: (title, content)}`` of the workspace's items among ``ids``, one plain query."""
+def _texts(workspace_id: str, seqs: set[int]) -> dict[int, tuple[str, str, str]]:
+    """``{seq: (id, title, content)}`` of the workspace's items among ``seqs``, one query."""
     p = database.param
-    # By primary key only: with a workspace condition SQLite may pick the workspace index
+    # By seq only (unique): with a workspace condition SQLite may pick the workspace index
     # and scan every item of the workspace; the workspace is checked on the rows instead.
-    sql = "SELECT id, workspace_id, title, content FROM intel_item WHERE id IN ({})"
-    rows = database.execute_sql(sql.format(", ".join([p] * len(ids))), list(ids)).fetchall()
-    return {i: (title or "", content or "") for i, ws, title, content in rows if ws == workspace_id}
+    sql = "SELECT seq, id, workspace_id, title, content FROM intel_item WHERE seq IN ({})"
+    rows = database.execute_sql(sql.format(", ".join([p] * len(seqs))), list(seqs)).fetchall()
+    return {
+        seq: (i, title or "", content or "")
+        for seq, i, ws, title, content in rows
+        if ws == workspace_id
+    }
 
 
 def search_intel(
@@ -187,17 +266,17 @@ def search_intel(
     text, limit = _check(query, limit)
     provider = intel_index.provider()
     qv = provider.embed_query(text)
-    index = intel_index.workspace_index(workspace_id)
+    index = intel_index.workspace_index(workspace_id)  # None: built in the background
     allowed = None
     if competitor_id is not None:
         allowed = {
             row[0]
-            for row in IntelItem.select(IntelItem.id)
+            for row in IntelItem.select(IntelItem.seq)
             .where(IntelItem.workspace == workspace_id, IntelItem.competitor == competitor_id)
             .tuples()
         }
-    cosine: dict[str, float] = {}
-    if allowed is None or allowed:
+    cosine: dict[int, float] = {}
+    if index is not None and (allowed is None or allowed):
         cosine = dict(index.search(qv, max(50, 5 * limit), filter_ids=allowed))
 
     candidates = set(cosine)
@@ -214,16 +293,16 @@ def search_intel(
         return []
     texts = _texts(workspace_id, candidates)
     stale = candidates - set(texts)
-    if stale:  # deleted, or written by a rolled-back transaction
+    if stale and index is not None:  # deleted, or written by a rolled-back transaction
         index.remove(stale)
-    lexical = _bm25(words, texts)
+    lexical = _bm25(words, {seq: (t, c) for seq, (_, t, c) in texts.items()})
     needle = text.casefold()
-    if float(np.linalg.norm(qv)):
+    if index is not None and float(np.linalg.norm(qv)):
         cosine.update(index.scores(qv, [i for i in texts if i not in cosine]))
     scored = []
-    for item_id, (title, content) in texts.items():
-        cosine.setdefault(item_id, 0.0)
-        base = W_COSINE * max(0.0, cosine[item_id]) + W_LEXICAL * lexical.get(item_id, 0.0)
+    for seq, (item_id, title, content) in texts.items():
+        cosine.setdefault(seq, 0.0)
+        base = W_COSINE * max(0.0, cosine[seq]) + W_LEXICAL * lexical.get(seq, 0.0)
         exact = needle in title.casefold() or needle in content.casefold()
         score = 0.5 + 0.5 * base if exact else 0.5 * base
         if score > 0:
