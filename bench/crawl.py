@@ -19,6 +19,7 @@ import argparse
 import json
 import multiprocessing
 import os
+import shutil
 import sys
 import tempfile
 import threading
@@ -147,6 +148,7 @@ def run(sites: int, pages: int, delay: float, timeout: float) -> dict:
         parent.send("stop")
         served = parent.recv()
         server.join(10)
+        shutil.rmtree(work, ignore_errors=True)
     failed = [j for j in done.values() if j["status"] != "completed"]
     return {
         "sites": sites,
