@@ -139,35 +139,34 @@ def upsert_nodes(
         name = (spec.name or "")[:MAX_NAME]
         node = existing.get(key)
         if node is None:
-            props = spec.properties or {}
-            node = GraphNode(
-                id=new_id(),
-                workspace=workspace_id,
-                key=key,
-                label=spec.label,
-                name=name,
-                ref_type=spec.ref_type,
-                ref_id=spec.ref_id,
-                properties=props,
+            row = {
+                "id": new_id(),
+                "workspace": workspace_id,
+                "key": key,
+                "label": spec.label,
+                "name": name,
+                "ref_type": spec.ref_type,
+                "ref_id": spec.ref_id,
+                "properties": spec.properties or {},
                 # One statement: distinct, ascending times keep the creation order.
-                created_at=now + timedelta(microseconds=len(rows)),
-            )
-            row_id = node.id
-        else:
-            props = node.properties if spec.properties is None else spec.properties
-            current = (node.label, node.name, node.ref_type, node.ref_id, node.properties)
-            if current == (spec.label, name, spec.ref_type, spec.ref_id, props):
-                nodes[key] = node
-                continue
-            node.label, node.name = spec.label, name
-            node.ref_type, node.ref_id, node.properties = spec.ref_type, spec.ref_id, props
-            # A fresh id that never collides: the row conflicts on (workspace, key) only,
-            # and the update keeps the stored id and created_at.
-            row_id = new_id()
+                "created_at": now + timedelta(microseconds=len(rows)),
+            }
+            nodes[key] = statements.bare_model(GraphNode, dict(row))
+            rows.append(row)
+            continue
+        props = node.properties if spec.properties is None else spec.properties
+        current = (node.label, node.name, node.ref_type, node.ref_id, node.properties)
+        if current == (spec.label, name, spec.ref_type, spec.ref_id, props):
+            nodes[key] = node
+            continue
+        node.label, node.name = spec.label, name
+        node.ref_type, node.ref_id, node.properties = spec.ref_type, spec.ref_id, props
         nodes[key] = node
         rows.append(
             {
-                "id": row_id,
+                # A fresh id that never collides: the row conflicts on (workspace, key)
+                # only, and the update keeps the stored id and created_at.
+                "id": new_id(),
                 "workspace": workspace_id,
                 "key": key,
                 "label": node.label,

@@ -221,14 +221,18 @@ def sync_competes_with(workspace_id: str) -> None:
         )
 
 
-def sync_deal(deal: Deal, competitors: list[Competitor] | None = None) -> None:
+def sync_deal(
+    deal: Deal, competitors: list[Competitor] | None = None, *, new: bool = False
+) -> None:
     """The deal's nodes and edges, in a handful of statements (issue 16): one SELECT of
     every node it touches (by key, and the nodes the deal owns), one upsert of the nodes
     that are new or changed, one insert of the edges. Only an update of a deal already in
     the graph reads the deal's edges and deletes stale ones (another prospect or
     competitor), the nodes of arguments it no longer has and the prospects that lost
     their last deal. ``competitors``: the rows of the deal's ``competitor_ids`` when the
-    caller has read them already (id and name are all this needs)."""
+    caller has read them already (id and name are all this needs). ``new``: the deal was
+    inserted in this transaction, so it owns no node yet and its own keys (built from its
+    fresh id) are not looked up (issue 31: the create path)."""
     ws = deal.workspace_id
     ids = list(deal.competitor_ids or [])
     if deal.competitor_id and deal.competitor_id not in ids:
@@ -255,7 +259,12 @@ def sync_deal(deal: Deal, competitors: list[Competitor] | None = None) -> None:
         graph.NodeSpec("ARGUMENT", key, argument, "deal", deal.id)
         for key, argument in zip(argument_keys, deal.arguments or [], strict=True)
     ]
-    found = graph.find_nodes(ws, [ORG_KEY, *(s.key for s in specs)], owner=("deal", deal.id))
+    if new:
+        shared = [ORG_KEY, prospect_key, *(_key("COMPETITOR", c.id) for c in against_rows)]
+        found = graph.find_nodes(ws, shared)
+    else:
+        keys = [ORG_KEY, *(s.key for s in specs)]
+        found = graph.find_nodes(ws, keys, owner=("deal", deal.id))
     in_graph = deal_key in found
     nodes = graph.upsert_nodes(ws, specs, existing=found)
     node, prospect = nodes[deal_key], nodes[prospect_key]

@@ -163,7 +163,7 @@ def create_deal(workspace_id: str, data: dict[str, Any], *, user_id: str | None 
         _check_listed(listed, found)
         row.created_at = row.updated_at = utcnow()  # in the order deals are written
         statements.insert_model(row)
-        graph_sync.sync_deal(row, [found[cid] for cid in row.competitor_ids])
+        graph_sync.sync_deal(row, [found[cid] for cid in row.competitor_ids], new=True)
         change_events.deal_recorded(row, competitor)
     return row
 
