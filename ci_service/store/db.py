@@ -172,6 +172,12 @@ class _ConnectionUpkeep:
 
     def commit(self):
         super().commit()
+        self.count_commit()
+
+    @staticmethod
+    def count_commit() -> None:
+        """One more commit of this thread's (also called for a write whose shared commit
+        another thread ran: engine.py's group commit)."""
         _thread.commits = getattr(_thread, "commits", 0) + 1
 
     def connect(self, reuse_if_open=False):
@@ -206,6 +212,11 @@ class SQLiteDatabase(_ConnectionUpkeep, _StorableParams, SqliteDatabase):
         self.writer_lock = threading.Lock()
         self.keep_writer = False
         self.writer = None
+        # Group commit on the writer connection (engine.py): the open shared transaction
+        # and how many threads wait for the write lock.
+        self.batch = None
+        self.writers_waiting = 0
+        self.waiting_lock = threading.Lock()
 
     def open_checked(self) -> None:
         """This thread's connection, opened unless it is: a file connection does not break

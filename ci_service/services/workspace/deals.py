@@ -157,7 +157,8 @@ def create_deal(workspace_id: str, data: dict[str, Any], *, user_id: str | None 
     for key, attr in _ATTRS.items():
         if key in values:
             setattr(row, attr, values[key])
-    with transaction():
+    # A request's write, holding nothing else: it may share its commit (store/engine.py).
+    with transaction(group=True):
         found = _competitors_named(workspace_id, [competitor_id, *listed])
         competitor = _check_outcome(values["outcome"], competitor_id, found)
         _check_listed(listed, found)
