@@ -123,10 +123,17 @@ def test_requests_survive_the_database_going_away_twice(live):
     if postgres:
         assert all(count >= 1 for count in killed), killed  # the server's sessions, at least
         # Counted once each: never more counts than requests sent with the key (the
-        # fixture's one included), never fewer than were answered.
+        # fixture's one included), never fewer than were answered. The server leases
+        # slots ahead (services/identity/usage.py) and gives back the ones it did not use
+        # once it has been idle for a flush, so the stored count settles within seconds.
         keyed = [o for o in outcomes if o.kind != "healthz"]
         answered = [o for o in keyed if o.status == 200]
-        assert len(answered) + 1 <= rate_limit_count(database) <= len(keyed) + 1
+        wait_for(
+            lambda: rate_limit_count(database),
+            timeout=10,
+            until=lambda count: len(answered) + 1 <= count <= len(keyed) + 1,
+            message=f"a count between {len(answered) + 1} and {len(keyed) + 1}",
+        )
     for held, released in holds:
         # Reads went on being answered, promptly, while another process held the lock.
         during = [o for o in outcomes if o.read and held < o.sent and o.done < released]

@@ -9,11 +9,12 @@ no request writes them at all; an app without that thread (the tests') flushes a
 request when one is due.
 
 On PostgreSQL several processes serve one key, so a count in one process's memory is not
-the count. There ``SharedUsageTracker`` counts each request with one atomic upsert on the
-key's ``rate_limit_counter`` row (``RETURNING count``): exact across processes, no lock held
-past the statement, and nothing else to run. Redis would do the same with INCR, but the
-database is already there, already backed up and already transactional, so it is the one
-source of truth. lastUsedAt stays written behind.
+the count. There ``SharedUsageTracker`` leases slots of the window from the key's
+``rate_limit_counter`` row (one atomic upsert, ``RETURNING`` the new mark) and numbers its
+requests from them: exact across processes, and a read writes only when its process's
+lease runs out, one statement per up to ``LEASE_MAX`` requests (issue 31). Redis would do
+the same with INCRBY, but the database is already there, already backed up and already
+transactional, so it is the one source of truth. lastUsedAt stays written behind.
 
 When the database goes away (issue 25): a request is counted once however often it runs
 (a read that lost its connection runs again, web/outages.py: ``begin_request`` hands the
@@ -197,34 +198,118 @@ class UsageTracker:
                     ApiKey.update(last_used_at=stamp).where(ApiKey.id == key_id).execute()
 
 
-# One statement: the count of the key's current window, +1 (a new window starts at 1).
-_COUNT_SQL = (
-    "INSERT INTO rate_limit_counter (id, window_start, count) VALUES (%s, %s, 1) "
+# One statement: ``%s`` more slots of the key's current window (a new window starts at
+# them); the new high-water mark comes back.
+_LEASE_SQL = (
+    "INSERT INTO rate_limit_counter (id, window_start, count) VALUES (%s, %s, %s) "
     "ON CONFLICT (id) DO UPDATE SET count = CASE "
     "WHEN rate_limit_counter.window_start = EXCLUDED.window_start "
-    "THEN rate_limit_counter.count + 1 ELSE 1 END, window_start = EXCLUDED.window_start "
+    "THEN rate_limit_counter.count + EXCLUDED.count ELSE EXCLUDED.count END, "
+    "window_start = EXCLUDED.window_start "
     "RETURNING count"
 )
+# Unused slots go back only while nobody has leased after them (the mark is still ours).
+_RETURN_SQL = (
+    "UPDATE rate_limit_counter SET count = count - %s "
+    "WHERE id = %s AND window_start = %s AND count = %s"
+)
+LEASE_MAX = 32  # slots one lease takes at most
+LEASE_SHARE = 8  # and at most this fraction of what the window has left
+
+
+class _Lease:
+    """Slots ``next`` .. ``end`` of a key's window, this process's to hand out."""
+
+    __slots__ = ("window_start", "next", "end", "used")
+
+    def __init__(self, window_start: int, end: int, size: int) -> None:
+        self.window_start = window_start
+        self.next = end - size + 1
+        self.end = end
+        self.used = True  # since the last flush
 
 
 class SharedUsageTracker(UsageTracker):
     """Rate limits counted in the database (PostgreSQL, several processes): see above.
 
-    A refused request is counted too (the count passes the limit), which changes nothing:
-    a request is allowed while the count, its own included, is at most the limit."""
+    Each process leases slots of the key's window from its ``rate_limit_counter`` row (one
+    atomic upsert, ``RETURNING`` the new mark) and numbers its requests from them, so no
+    two requests anywhere get the same slot and none past ``rateLimit`` is allowed: the
+    count stays exact while a read does not write. A lease takes up to ``LEASE_MAX``
+    slots, never more than an eighth of what the window has left, so near the limit a
+    lease is one slot and no process sits on slots another needs. Slots a process leased
+    and did not use go back at the next flush once it has been idle for one (and at
+    shutdown), when nobody has leased after them; a process killed outright keeps at most
+    ``LEASE_MAX`` slots of each key until the hour ends.
+
+    A refused request takes a slot too (past the limit), which changes nothing: a request
+    is allowed while its slot is at most the limit."""
+
+    def __init__(self, flush_seconds: float = 1.0, clock=time.time):
+        super().__init__(flush_seconds, clock)
+        self._leases: dict[str, _Lease] = {}
+        self._lease_lock = threading.Lock()  # one lease statement at a time
 
     def _count(self, key_id: str, limit: int) -> RateDecision:
-        from ci_service.store.db import database
-
         now = self.clock()
         window_start = int(now // WINDOW_SECONDS) * WINDOW_SECONDS
-        with connection():
-            count = database.execute_sql(_COUNT_SQL, (key_id, window_start)).fetchone()[0]
+        with self._lease_lock:
+            lease = self._leases.get(key_id)
+            if lease is None or lease.window_start != window_start or lease.next > lease.end:
+                lease = self._leases[key_id] = self._lease(key_id, window_start, limit, lease)
+            slot = lease.next
+            lease.next += 1
+            lease.used = True
         with self._lock:
             self._last_used[key_id] = now
         return RateDecision(
-            count <= limit, limit, max(0, limit - count), window_start + WINDOW_SECONDS
+            slot <= limit, limit, max(0, limit - slot), window_start + WINDOW_SECONDS
         )
+
+    @staticmethod
+    def _lease(key_id: str, window_start: int, limit: int, last: _Lease | None) -> _Lease:
+        from ci_service.store.db import database
+
+        # Sized from the mark this process last saw: one slot when it knows nothing yet.
+        seen = last.end if last is not None and last.window_start == window_start else None
+        size = 1 if seen is None else max(1, min(LEASE_MAX, (limit - seen) // LEASE_SHARE))
+        with connection():
+            (end,) = database.execute_sql(_LEASE_SQL, (key_id, window_start, size)).fetchone()
+        return _Lease(window_start, end, size)
+
+    def flush(self) -> None:
+        super().flush()  # lastUsedAt
+        self._return_leases(idle_only=True)
+
+    def stop_flusher(self, timeout: float = 10.0) -> None:
+        super().stop_flusher(timeout)
+        self._return_leases(idle_only=False)
+
+    def _return_leases(self, *, idle_only: bool) -> None:
+        """Give back the unused slots of idle leases (of every lease: ``idle_only`` False)."""
+        from ci_service.store.db import database
+
+        with self._lease_lock:
+            returning = []
+            for key_id, lease in list(self._leases.items()):
+                if idle_only and lease.used:
+                    lease.used = False  # idle if still unused at the next flush
+                    continue
+                del self._leases[key_id]
+                if lease.next <= lease.end:
+                    returning.append((key_id, lease))
+        if not returning:
+            return
+        try:
+            with connection():  # each statement on its own: no write lock needed
+                for key_id, lease in returning:
+                    unused = lease.end - lease.next + 1
+                    params = (unused, key_id, lease.window_start, lease.end)
+                    database.execute_sql(_RETURN_SQL, params)
+        except Exception:
+            # Not given back: the window counts them as used, which refuses no more than
+            # they number, and only until the hour ends.
+            log.warning("could not give back unused rate-limit slots", exc_info=True)
 
 
 def make_tracker(flush_seconds: float) -> UsageTracker:

@@ -1,0 +1,123 @@
+"""Rate limits on PostgreSQL without a write per request (issue 31): each process leases
+slots of the key's window from its counter row and numbers its requests from them
+(services/identity/usage.py ``SharedUsageTracker``)."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from ci_service.services.identity import usage
+from ci_service.services.identity.usage import LEASE_MAX, SharedUsageTracker
+from ci_service.store.db import connection
+from ci_service.store.identity import RateLimitCounter
+
+pytestmark = pytest.mark.backends("postgresql")
+
+
+def stored_count(key_id: str) -> int:
+    with connection():
+        return RateLimitCounter.get_by_id(key_id).count
+
+
+@pytest.fixture()
+def leases(monkeypatch):
+    """Every lease taken: (key id, slots asked for)."""
+    taken: list[tuple[str, int]] = []
+    original = SharedUsageTracker._lease
+
+    def counted(key_id, window_start, limit, last):
+        lease = original(key_id, window_start, limit, last)
+        taken.append((key_id, lease.end - lease.next + 1))
+        return lease
+
+    monkeypatch.setattr(SharedUsageTracker, "_lease", staticmethod(counted))
+    return taken
+
+
+def test_a_read_writes_once_per_lease_not_once_per_request(app, make_workspace, make_key, leases):
+    _key, row = make_key(make_workspace(), rate_limit=1_000_000)
+    tracker = SharedUsageTracker()
+    with connection():
+        decisions = [tracker.hit(row.id, 1_000_000) for _ in range(200)]
+    assert all(d.allowed for d in decisions)
+    # Every request its own slot, in order: 999999, 999998, ...
+    assert [d.remaining for d in decisions] == list(range(999_999, 999_799, -1))
+    assert leases[0][1] == 1  # knowing nothing of the window yet: one slot
+    assert all(size == LEASE_MAX for _, size in leases[1:])
+    assert len(leases) == 1 + -(-199 // LEASE_MAX)  # 8 statements for 200 requests
+    assert 200 <= stored_count(row.id) < 200 + LEASE_MAX
+
+
+def test_unused_slots_go_back_once_the_process_is_idle(app, make_workspace, make_key, leases):
+    _key, row = make_key(make_workspace(), rate_limit=1_000_000)
+    tracker = SharedUsageTracker()
+    with connection():
+        for _ in range(50):
+            tracker.hit(row.id, 1_000_000)
+    assert stored_count(row.id) > 50  # leased ahead
+    tracker.flush()  # used since the last flush: kept
+    assert stored_count(row.id) > 50
+    tracker.flush()  # idle for a whole flush: given back
+    assert stored_count(row.id) == 50
+    with connection():
+        assert tracker.hit(row.id, 1_000_000).remaining == 1_000_000 - 51
+
+
+def test_slots_another_process_leased_after_are_never_given_back_twice(
+    app, make_workspace, make_key
+):
+    _key, row = make_key(make_workspace(), rate_limit=1_000_000)
+    first, second = SharedUsageTracker(), SharedUsageTracker()
+    with connection():
+        for _ in range(3):  # leases of 1 and LEASE_MAX slots: the mark is at 1 + 32
+            first.hit(row.id, 1_000_000)
+        seen = [second.hit(row.id, 1_000_000).remaining for _ in range(3)]
+    mark = stored_count(row.id)
+    assert mark == 1 + LEASE_MAX + 1 + LEASE_MAX
+    first.stop_flusher()  # its unused slots lie below the second's: kept as used
+    assert stored_count(row.id) == mark
+    second.stop_flusher()  # the mark is still the second's: its unused slots go back
+    assert stored_count(row.id) == mark - (LEASE_MAX - 2)
+    # No slot was handed out twice.
+    assert len(set(seen)) == 3 and min(seen) > 1_000_000 - mark
+
+
+def test_the_limit_is_exact_when_leases_are_more_than_one_slot(app, make_workspace, make_key):
+    """Two trackers stand for two processes: 8 threads, 300 requests, a limit of 100."""
+    _key, row = make_key(make_workspace(), rate_limit=100)
+    trackers = [SharedUsageTracker(), SharedUsageTracker()]
+    decisions = []
+    lock = threading.Lock()
+
+    def hit(n):
+        with connection():
+            for i in range(300 // 8 + 1):
+                decision = trackers[(n + i) % 2].hit(row.id, 100)
+                with lock:
+                    decisions.append(decision)
+
+    threads = [threading.Thread(target=hit, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert len(decisions) == 8 * (300 // 8 + 1)
+    allowed = [d for d in decisions if d.allowed]
+    assert len(allowed) == 100
+    assert sorted(d.remaining for d in allowed) == list(range(100))
+    assert all(d.remaining == 0 for d in decisions if not d.allowed)
+
+
+def test_a_lease_never_takes_more_than_an_eighth_of_what_is_left(
+    app, make_workspace, make_key, leases
+):
+    _key, row = make_key(make_workspace(), rate_limit=100)
+    tracker = SharedUsageTracker()
+    with connection():
+        for _ in range(120):
+            tracker.hit(row.id, 100)
+    sizes = [size for _, size in leases]
+    assert sizes[0] == 1 and sizes[1] == (100 - 1) // usage.LEASE_SHARE
+    assert max(sizes) <= LEASE_MAX and sizes[-1] == 1
