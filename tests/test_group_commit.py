@@ -224,3 +224,26 @@ def test_a_group_holds_at_most_group_max_writes(writer_db, make_workspace, monke
         assert not writer.is_alive() and writer.error is None
     assert len(commits) == 2
     assert {"1st", "2nd"} <= first.seen_after
+
+
+def test_a_transaction_nobody_took_on_is_committed_by_the_write_that_waits_for_it(
+    writer_db, make_workspace
+):
+    """The writer it was handed to gave up on the lock at that very moment (its timeout):
+    the waiting write commits the group itself once the lock is free."""
+    workspace = make_workspace()
+    first = Writer(workspace.id, "orphaned", group=True)
+    first.hold.clear()
+    first.start()
+    assert first.inside.wait(10)
+    with writer_db.waiting_lock:
+        writer_db.writers_waiting += 1  # a writer that will never take the lock
+    try:
+        first.hold.set()
+        first.join(10)
+    finally:
+        with writer_db.waiting_lock:
+            writer_db.writers_waiting -= 1
+    assert not first.is_alive() and first.error is None
+    assert "orphaned" in first.seen_after and first.commits == 1
+    assert writer_db.batch is None

@@ -106,18 +106,22 @@ def test_processes_starting_at_once_migrate_once(make_database_url, backend):
 
 
 @pytest.mark.backends("postgresql")
-def test_rate_limit_is_exact_across_trackers(app, make_workspace, make_key, backend):
-    """Two trackers stand for two processes: 8 threads, 40 requests, a limit of 10."""
+@pytest.mark.parametrize("limit, per_thread", [(10, 5), (100, 38)])
+def test_rate_limit_is_exact_across_trackers(
+    app, make_workspace, make_key, backend, limit, per_thread
+):
+    """Two trackers stand for two processes, 8 threads; at a limit of 100 a lease is more
+    than one slot (services/identity/usage.py, tests/test_rate_limit_leases.py)."""
     assert isinstance(make_tracker(1.0), SharedUsageTracker)
-    _key, row = make_key(make_workspace(), rate_limit=10)
+    _key, row = make_key(make_workspace(), rate_limit=limit)
     trackers = [SharedUsageTracker(), SharedUsageTracker()]
     decisions = []
     lock = threading.Lock()
 
     def hit(n):
         with connection():
-            for i in range(5):
-                decision = trackers[(n + i) % 2].hit(row.id, 10)
+            for i in range(per_thread):
+                decision = trackers[(n + i) % 2].hit(row.id, limit)
                 with lock:
                     decisions.append(decision)
 
@@ -126,9 +130,10 @@ def test_rate_limit_is_exact_across_trackers(app, make_workspace, make_key, back
         thread.start()
     for thread in threads:
         thread.join(30)
-    assert len(decisions) == 40
-    assert sum(d.allowed for d in decisions) == 10
-    assert sorted(d.remaining for d in decisions if d.allowed) == list(range(10))
+    assert len(decisions) == 8 * per_thread
+    assert sum(d.allowed for d in decisions) == limit
+    assert sorted(d.remaining for d in decisions if d.allowed) == list(range(limit))
+    assert all(d.remaining == 0 for d in decisions if not d.allowed)
 
 
 @pytest.mark.backends("sqlite")

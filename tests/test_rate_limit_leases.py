@@ -4,8 +4,6 @@ slots of the key's window from its counter row and numbers its requests from the
 
 from __future__ import annotations
 
-import threading
-
 import pytest
 
 from ci_service.services.identity import usage
@@ -82,32 +80,6 @@ def test_slots_another_process_leased_after_are_never_given_back_twice(
     assert stored_count(row.id) == mark - (LEASE_MAX - 2)
     # No slot was handed out twice.
     assert len(set(seen)) == 3 and min(seen) > 1_000_000 - mark
-
-
-def test_the_limit_is_exact_when_leases_are_more_than_one_slot(app, make_workspace, make_key):
-    """Two trackers stand for two processes: 8 threads, 300 requests, a limit of 100."""
-    _key, row = make_key(make_workspace(), rate_limit=100)
-    trackers = [SharedUsageTracker(), SharedUsageTracker()]
-    decisions = []
-    lock = threading.Lock()
-
-    def hit(n):
-        with connection():
-            for i in range(300 // 8 + 1):
-                decision = trackers[(n + i) % 2].hit(row.id, 100)
-                with lock:
-                    decisions.append(decision)
-
-    threads = [threading.Thread(target=hit, args=(n,)) for n in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join(30)
-    assert len(decisions) == 8 * (300 // 8 + 1)
-    allowed = [d for d in decisions if d.allowed]
-    assert len(allowed) == 100
-    assert sorted(d.remaining for d in allowed) == list(range(100))
-    assert all(d.remaining == 0 for d in decisions if not d.allowed)
 
 
 def test_a_lease_never_takes_more_than_an_eighth_of_what_is_left(

@@ -71,11 +71,13 @@ def test_a_read_writes_nothing_and_the_flusher_keeps_counts_exact(
                 assert answer.status_code == 200
         assert statements.seen, "the key check runs on the request thread"
         if backend == "postgresql":
-            # Several processes share the count: one upsert per request is the exact count
-            # there (services/identity/usage.py), and the only write.
-            assert [s.split(" (")[0] for s in statements.writes()] == [
-                "INSERT INTO rate_limit_counter"
-            ] * 7
+            # Several processes share the count: the process leases slots of the window
+            # (services/identity/usage.py), one slot first, then 32: two upserts for seven
+            # reads (three, should the flusher have found the key idle between two), and
+            # the only writes.
+            writes = [s.split(" (")[0] for s in statements.writes()]
+            assert writes == ["INSERT INTO rate_limit_counter"] * len(writes)
+            assert 2 <= len(writes) <= 3
         else:
             assert statements.writes() == []
         wait_for(lambda: stored(row.id), until=lambda got: got[0] == 7 and got[1] is not None)

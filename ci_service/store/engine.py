@@ -205,7 +205,7 @@ class _Transaction(ContextDecorator):
                 self._release()  # the next writer goes on in this transaction
                 if failed:
                     raise exc
-                batch.done.wait()
+                _await_commit(db, batch)
                 return self._committed(db, batch, callbacks)
         db.batch = None
         try:
@@ -252,6 +252,31 @@ class _Transaction(ContextDecorator):
         if self._lock is not None:
             self._lock.release()
             self._lock = None
+
+
+def _await_commit(db: Database, batch: _Batch) -> None:
+    """Wait for the group's commit. Should nobody have taken the open transaction on (the
+    waiting writer gave up on the lock at the moment it was handed over, or the database
+    was closed), commit it here once the write lock is free."""
+    while not batch.done.wait(0.1):
+        if not db.writer_lock.acquire(blocking=False):
+            continue
+        try:
+            if db.batch is not batch:
+                continue  # a writer has it, and will commit it
+            db.batch = None
+            try:
+                if db.writer is None:
+                    raise sqlite3.OperationalError("the writer connection was closed")
+                db.writer.commit()
+            except BaseException as error:
+                batch.error = error
+                if db.writer is not None:
+                    db.writer.rollback()
+            finally:
+                batch.done.set()
+        finally:
+            db.writer_lock.release()
 
 
 def transaction(*, group: bool = False):
