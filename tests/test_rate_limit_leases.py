@@ -93,3 +93,54 @@ def test_a_lease_never_takes_more_than_an_eighth_of_what_is_left(
     sizes = [size for _, size in leases]
     assert sizes[0] == 1 and sizes[1] == (100 - 1) // usage.LEASE_SHARE
     assert max(sizes) <= LEASE_MAX and sizes[-1] == 1
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_800_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_threads_that_find_a_flush_due_at_once_flush_once(app, make_workspace, make_key):
+    """Stop 38's CI failure: two back-to-back flushes counted as a whole idle flush, so a
+    busy process gave its lease back (and lost slots: 47 of 50 requests allowed)."""
+    _key, row = make_key(make_workspace(), rate_limit=1_000_000)
+    clock = Clock()
+    tracker = SharedUsageTracker(flush_seconds=1.0, clock=clock)
+    with connection():
+        for _ in range(50):
+            tracker.hit(row.id, 1_000_000)
+    clock.now += 1.0
+    tracker.maybe_flush()  # the lease was used since the last flush: kept, now idle
+    tracker.flush(only_if_due=True)  # a second thread that also found it due: no flush
+    assert stored_count(row.id) > 50
+    clock.now += 1.0
+    tracker.maybe_flush()  # idle for a whole flush: given back
+    assert stored_count(row.id) == 50
+
+
+def test_no_lease_is_taken_while_unused_slots_go_back(app, make_workspace, make_key, monkeypatch):
+    """A lease taken between forgetting a lease and giving its slots back would move the
+    mark past them, and they would be lost to the window."""
+    from ci_service.store.db import database
+
+    _key, row = make_key(make_workspace(), rate_limit=1_000_000)
+    tracker = SharedUsageTracker()
+    with connection():
+        for _ in range(5):
+            tracker.hit(row.id, 1_000_000)
+    held: list[bool] = []
+    bound = database.obj  # the proxy's database
+    execute = bound.execute_sql
+
+    def watched(sql, params=None, *args, **kwargs):
+        if sql == usage._RETURN_SQL:
+            held.append(tracker._lease_lock.locked())
+        return execute(sql, params, *args, **kwargs)
+
+    monkeypatch.setattr(bound, "execute_sql", watched)
+    tracker.stop_flusher()
+    assert held == [True]
+    assert stored_count(row.id) == 5

@@ -43,7 +43,13 @@ from ci_service.jobs import lanes, lifecycle, queue
 from ci_service.jobs.registry import REGISTRY
 from ci_service.jobs.types import JobCancelled, JobContext, ServiceStopping, StepError
 from ci_service.store import jobs as store
-from ci_service.store.db import connection, discard_connection, outage, release_connection
+from ci_service.store.db import (
+    connection,
+    connection_lost,
+    discard_connection,
+    outage,
+    release_connection,
+)
 from ci_service.store.jobs import DEFAULT_LEASE_SECONDS, DEFAULT_RETRY_DELAY_SECONDS, Job
 from ci_service.timeutil import utcnow
 
@@ -134,7 +140,7 @@ def execute(
             # repeat), recorded on a new connection.
             log.warning("job %s (%s): database unavailable in step %r", job.id, job.type,
                         step_name)  # fmt: skip
-            discard_connection()
+            connection_lost()
             _mark_running_failed(steps)
             outcome = lifecycle.interrupt(
                 job, DATABASE_ERROR, steps, clock(), retry_delay_seconds,

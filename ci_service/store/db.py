@@ -227,6 +227,9 @@ class SQLiteDatabase(_ConnectionUpkeep, _StorableParams, SqliteDatabase):
         if conn is not self.writer:  # the writer is the process's, closed with it
             conn.close()
 
+    def close_idle_connections(self) -> None:
+        """No pool: each thread holds its own file connection."""
+
     def release_connection(self) -> None:
         """Kept open: a file connection holds no server slot, and a thread that only
         touches its job row fills a few pages of its cache, not ``cache_size``."""
@@ -277,6 +280,9 @@ class PostgresDatabase(_ConnectionUpkeep, _StorableParams, PooledPostgresqlDatab
             self._in_use.pop(self.conn_key(conn), None)
             self._pool_available.notify()  # a thread waiting for a free slot may go on
         self._close_raw(conn)
+
+    def close_idle_connections(self) -> None:
+        self.close_idle()  # under the pool lock: none is being handed out meanwhile
 
     def outage(self, exc: BaseException) -> str | None:
         return LOST if postgres_connection_lost(exc, self._state.conn) else None
@@ -380,6 +386,16 @@ def discard_connection() -> None:
     """Drop this thread's connection (broken, or of no further use); the next statement
     opens a new one."""
     database.obj.discard_connection()
+
+
+def connection_lost() -> None:
+    """This thread's connection broke: drop it, and on PostgreSQL the pool's idle ones too.
+    Whatever cut one (a restart, a failover, ``pg_terminate_backend``) most likely cut the
+    others, and a terminated backend's socket may not show it for a few milliseconds, so
+    the pool's check on checkout could hand one out: the next statement opens a new one."""
+    db = database.obj
+    db.discard_connection()
+    db.close_idle_connections()
 
 
 def release_connection() -> None:

@@ -10,7 +10,7 @@ from werkzeug.exceptions import HTTPException
 
 from ci_service.errors import ServiceError, ServiceUnavailable
 from ci_service.store.connection_health import LOST
-from ci_service.store.db import discard_connection, outage
+from ci_service.store.db import connection_lost, outage
 from ci_service.web import outages
 
 log = logging.getLogger("ci_service.web")
@@ -95,7 +95,7 @@ def database_outage_response(error: BaseException):
         return None
     what = f"{request.method} {request.path} (request {getattr(g, 'request_id', None)})"
     if kind == LOST:
-        discard_connection()  # broken: the next statement opens a new one
+        connection_lost()  # broken: the next statement opens a new one
         if outages.ask_retry():
             log.warning("database connection lost in %s; running it again: %s", what, error)
             return Response(status=503)  # dropped: the second run answers

@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from ci_service.store.connection_health import LOST
-from ci_service.store.db import connection, discard_connection, outage, transaction
+from ci_service.store.db import connection, connection_lost, outage, transaction
 from ci_service.store.identity import ApiKey, RateLimitCounter
 from ci_service.store.oauth import OAuthGrant
 
@@ -122,8 +122,11 @@ class UsageTracker:
 
     def maybe_flush(self) -> None:
         """After a request: flush when due, unless a flusher thread does (then never)."""
-        if self._flusher is None and self.clock() - self._last_flush >= self.flush_seconds:
-            self.flush()
+        if self._flusher is None and self._due():
+            self.flush(only_if_due=True)
+
+    def _due(self) -> bool:
+        return self.clock() - self._last_flush >= self.flush_seconds
 
     def start_flusher(self) -> None:
         """Flush every ``flush_seconds`` from a thread of its own (``serve``), so that no
@@ -148,10 +151,20 @@ class UsageTracker:
             flusher.join(timeout)
         self.flush()
 
-    def flush(self) -> None:
-        """Persist counters and lastUsedAt; safe to call from any thread."""
+    def flush(self, *, only_if_due: bool = False) -> None:
+        """Persist counters and lastUsedAt; safe to call from any thread. ``only_if_due``:
+        unless another thread has just flushed (threads that found a flush due at once
+        flush once)."""
         if not self._flush_lock.acquire(blocking=False):
             return  # another thread is flushing right now
+        try:
+            if not only_if_due or self._due():
+                self._flush_held()
+        finally:
+            self._flush_lock.release()
+
+    def _flush_held(self) -> None:
+        """One flush, under the flush lock."""
         try:
             with self._lock:
                 counters = {k: tuple(self._counters[k]) for k in self._dirty}
@@ -165,7 +178,7 @@ class UsageTracker:
             except Exception as exc:
                 if outage(exc) != LOST:
                     raise
-                discard_connection()  # a restart closed it: once more on a new one
+                connection_lost()  # a restart closed it: once more on a new one
                 self._write(counters, last_used)
         except Exception:
             log.exception("could not persist API key usage; will retry")
@@ -173,8 +186,6 @@ class UsageTracker:
                 self._dirty.update(k for k in counters if k not in self._dirty)
                 for key_id, when in last_used.items():
                     self._last_used.setdefault(key_id, when)
-        finally:
-            self._flush_lock.release()
 
     @staticmethod
     def _write(counters: dict[str, tuple[int, int]], last_used: dict[str, float]) -> None:
@@ -277,8 +288,10 @@ class SharedUsageTracker(UsageTracker):
             (end,) = database.execute_sql(_LEASE_SQL, (key_id, window_start, size)).fetchone()
         return _Lease(window_start, end, size)
 
-    def flush(self) -> None:
-        super().flush()  # lastUsedAt
+    def _flush_held(self) -> None:
+        # Under the flush lock: two threads finding a flush due at once must not count as
+        # two idle flushes in a row, or a busy lease would go back (stop 38's CI failure).
+        super()._flush_held()  # lastUsedAt
         self._return_leases(idle_only=True)
 
     def stop_flusher(self, timeout: float = 10.0) -> None:
@@ -286,7 +299,11 @@ class SharedUsageTracker(UsageTracker):
         self._return_leases(idle_only=False)
 
     def _return_leases(self, *, idle_only: bool) -> None:
-        """Give back the unused slots of idle leases (of every lease: ``idle_only`` False)."""
+        """Give back the unused slots of idle leases (of every lease: ``idle_only`` False).
+
+        Under the lease lock throughout: a lease this process took between forgetting a
+        lease and giving its slots back would move the mark, and those slots would be lost
+        to the window (the CI failure of stop 38: 47 of 50 requests allowed)."""
         from ci_service.store.db import database
 
         with self._lease_lock:
@@ -298,18 +315,18 @@ class SharedUsageTracker(UsageTracker):
                 del self._leases[key_id]
                 if lease.next <= lease.end:
                     returning.append((key_id, lease))
-        if not returning:
-            return
-        try:
-            with connection():  # each statement on its own: no write lock needed
-                for key_id, lease in returning:
-                    unused = lease.end - lease.next + 1
-                    params = (unused, key_id, lease.window_start, lease.end)
-                    database.execute_sql(_RETURN_SQL, params)
-        except Exception:
-            # Not given back: the window counts them as used, which refuses no more than
-            # they number, and only until the hour ends.
-            log.warning("could not give back unused rate-limit slots", exc_info=True)
+            if not returning:
+                return
+            try:
+                with connection():  # each statement on its own: no write lock needed
+                    for key_id, lease in returning:
+                        unused = lease.end - lease.next + 1
+                        params = (unused, key_id, lease.window_start, lease.end)
+                        database.execute_sql(_RETURN_SQL, params)
+            except Exception:
+                # Not given back: the window counts them as used, which refuses no more
+                # than they number, and only until the hour ends.
+                log.warning("could not give back unused rate-limit slots", exc_info=True)
 
 
 def make_tracker(flush_seconds: float) -> UsageTracker:
