@@ -212,6 +212,7 @@ class SQLiteDatabase(_ConnectionUpkeep, _StorableParams, SqliteDatabase):
         self.writer_lock = threading.Lock()
         self.keep_writer = False
         self.writer = None
+        self.checkpointer = None  # with the writer: store/checkpoints.py
         # Group commit on the writer connection (engine.py): the open shared transaction
         # and how many threads wait for the write lock.
         self.batch = None
@@ -346,6 +347,10 @@ def close_database(db: Database | None = None) -> None:
         with db.writer_lock:
             db.writer = None
             writer.close()
+    checkpointer = getattr(db, "checkpointer", None)
+    if checkpointer is not None:
+        db.checkpointer = None
+        checkpointer.stop()
     close_all = getattr(db, "close_all", None)
     if close_all is not None:
         close_all()

@@ -17,6 +17,8 @@ from contextlib import ContextDecorator, nullcontext
 
 from peewee import Database, DatabaseProxy
 
+from ci_service.store.checkpoints import Checkpointer
+
 database = DatabaseProxy()
 
 # Advisory lock keys (PostgreSQL). Advisory locks are per database, so two installations
@@ -51,6 +53,13 @@ def _writer_connection(db: Database):  # db.py's SQLiteDatabase
         params = {**db.connect_params, "check_same_thread": False}  # one thread at a time
         conn = sqlite3.connect(db.database, timeout=db._timeout, isolation_level=None, **params)
         db._add_conn_hooks(conn)  # the same pragmas and functions as peewee's connections
+        # Checkpoints from a thread of their own, not in a commit (store/checkpoints.py).
+        conn.execute("PRAGMA wal_autocheckpoint = 0")
+        db.checkpointer = Checkpointer(
+            lambda: sqlite3.connect(db.database, timeout=db._timeout, isolation_level=None),
+            db.writer_lock,
+            lambda: db.batch is None,  # no group commit's transaction open
+        ).start()
         db.writer = conn
     return db.writer
 
