@@ -5,6 +5,7 @@ time-ordered UUIDs."""
 
 from __future__ import annotations
 
+import os
 import threading
 import uuid
 from datetime import UTC, datetime
@@ -36,6 +37,36 @@ def test_ids_are_time_ordered_version_7_uuids():
     millis = [int(v[:12], 16) for v in ids]
     assert millis == sorted(millis)
     assert abs(millis[-1] - datetime.now(UTC).timestamp() * 1000) < 60_000
+
+
+def test_ids_stay_unique_across_threads_and_a_fork():
+    """The random bits are read from the OS 4,000 bytes at a time, per thread; a forked
+    child reads its own instead of going on with its parent's."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    new_id()  # this thread has bytes left over
+    with ThreadPoolExecutor(4) as pool:
+        ids = [
+            i
+            for batch in pool.map(lambda _: [new_id() for _ in range(1000)], range(8))
+            for i in batch
+        ]
+    read, write = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # the child: its next ids, to the parent
+        os.close(read)
+        os.write(write, "".join(new_id() for _ in range(5)).encode())
+        os._exit(0)
+    os.close(write)
+    with os.fdopen(read) as pipe:
+        text = pipe.read()
+    os.waitpid(pid, 0)
+    child = [text[i : i + 32] for i in range(0, len(text), 32)]
+    parent = [new_id() for _ in range(5)]
+    ids += child + parent
+    assert len(child) == 5 and len(set(ids)) == len(ids)
+    # Beyond the time, the random bits differ too (the same bytes would give the same).
+    assert not {c[12:] for c in child} & {p[12:] for p in parent}
 
 
 @pytest.mark.backends("sqlite")

@@ -27,6 +27,24 @@ WRITE_LOCK = 7_301_001  # held by every write transaction until it ends
 MIGRATE_LOCK = 7_301_002  # held while migrations run (processes starting at once)
 
 
+_entropy = threading.local()  # per thread: [bytes from os.urandom, read position, fork]
+_ENTROPY_BYTES = 4_000  # 400 ids per os.urandom call
+_forks = [0]
+os.register_at_fork(after_in_child=lambda: _forks.__setitem__(0, _forks[0] + 1))
+
+
+def _random_80_bits() -> int:
+    """80 bits from the operating system's CSPRNG, read 4,000 bytes at a time: a deal made
+    13 ids, each an ``os.urandom`` system call that also let go of the GIL, which another
+    request thread then took (issue 31). A forked child never reuses its parent's bytes."""
+    state = getattr(_entropy, "state", None)
+    if state is None or state[1] + 10 > _ENTROPY_BYTES or state[2] != _forks[0]:
+        state = _entropy.state = [os.urandom(_ENTROPY_BYTES), 0, _forks[0]]
+    start = state[1]
+    state[1] = start + 10
+    return int.from_bytes(state[0][start : start + 10], "big")
+
+
 def new_id() -> str:
     """A new row id: 32 hex digits in the UUID version 7 layout (RFC 9562), a millisecond
     timestamp followed by 74 random bits. Ids made one after another sort together, so
@@ -34,7 +52,7 @@ def new_id() -> str:
     one random page each: a deal wrote a third of the pages it did with random ids
     (issue 16), on either backend. Still unguessable where it matters: 74 random bits."""
     millis = time.time_ns() // 1_000_000
-    rand = int.from_bytes(os.urandom(10), "big")
+    rand = _random_80_bits()
     value = (millis & 0xFFFF_FFFF_FFFF) << 80 | 0x7 << 76 | (rand >> 62 & 0xFFF) << 64
     value |= 0b10 << 62 | rand & 0x3FFF_FFFF_FFFF_FFFF
     return f"{value:032x}"
