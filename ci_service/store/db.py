@@ -423,14 +423,14 @@ def outage(exc: BaseException) -> str | None:
 
 def ping() -> bool:
     """Whether the database answers ``SELECT 1``, trying once more on a new connection when
-    this thread's fails (one a restart closed, say)."""
+    this thread's fails (one a restart closed, say): new, not one of the pool's."""
     for _attempt in range(2):
         try:
             database.execute_sql("SELECT 1").fetchone()
             return True
         except Exception as exc:  # whatever failed, the next try starts from a new connection
             log.debug("database ping failed: %s", exc)
-            discard_connection()
+            connection_lost()  # the pool's idle ones most likely went with it
     return False
 
 
