@@ -6,14 +6,15 @@ connection still holds the process's write lock. Copying is quick; the two fsync
 it are not (about 8 of a checkpoint's 9 ms here). For ``serve`` that meant one deal in
 about thirty paid them for everyone's pages, and every write behind it waited.
 
-The long-running processes (``keep_writer_connection``) turn that off on their writer
-connection and checkpoint from a thread of their own, on a connection of their own, a few
-times a second. A PASSIVE checkpoint takes no write lock: writes and reads go on while it
-copies and syncs. But the log only starts again from its beginning when a write begins
-with every page of it copied, which never happens while writes go on during the copy: so
-once the log holds ``RESTART_PAGES``, the thread checkpoints once more holding the
-process's write lock, which copies only what came in meanwhile. Other processes on the
-file (the CLI) keep SQLite's automatic checkpoints.
+The long-running processes (``keep_writer_connection``) raise that limit on their writer
+connection to ``WRITER_AUTOCHECKPOINT`` (a backstop) and checkpoint from a thread of their
+own, on a connection of their own, a few times a second. A PASSIVE checkpoint takes no
+write lock: writes and reads go on while it copies and syncs. But the log only starts
+again from its beginning when a write begins with every page of it copied, which never
+happens while writes go on during the copy: so once the log holds ``RESTART_PAGES``, the
+thread checkpoints once more holding the process's write lock, which copies only what
+came in meanwhile. Other processes on the file (the CLI) keep SQLite's automatic
+checkpoints.
 """
 
 from __future__ import annotations
@@ -26,6 +27,9 @@ from collections.abc import Callable
 CHECKPOINT_SECONDS = 0.25  # between two checkpoints
 RESTART_PAGES = 4_000  # the log's length (16 MB at 4 KB pages) at which it starts again
 LOCK_WAIT_SECONDS = 1.0  # for the write lock at most, then the next round
+# The writer connection's own automatic checkpoint, kept as a backstop should the thread
+# fall behind or fail: never reached while it keeps the log near ``RESTART_PAGES``.
+WRITER_AUTOCHECKPOINT = 4 * RESTART_PAGES
 log = logging.getLogger(__name__)
 
 

@@ -17,7 +17,7 @@ from contextlib import ContextDecorator, nullcontext
 
 from peewee import Database, DatabaseProxy
 
-from ci_service.store.checkpoints import Checkpointer
+from ci_service.store import checkpoints
 
 database = DatabaseProxy()
 
@@ -72,8 +72,8 @@ def _writer_connection(db: Database):  # db.py's SQLiteDatabase
         conn = sqlite3.connect(db.database, timeout=db._timeout, isolation_level=None, **params)
         db._add_conn_hooks(conn)  # the same pragmas and functions as peewee's connections
         # Checkpoints from a thread of their own, not in a commit (store/checkpoints.py).
-        conn.execute("PRAGMA wal_autocheckpoint = 0")
-        db.checkpointer = Checkpointer(
+        conn.execute(f"PRAGMA wal_autocheckpoint = {checkpoints.WRITER_AUTOCHECKPOINT}")
+        db.checkpointer = checkpoints.Checkpointer(
             lambda: sqlite3.connect(db.database, timeout=db._timeout, isolation_level=None),
             db.writer_lock,
             lambda: db.batch is None,  # no group commit's transaction open
