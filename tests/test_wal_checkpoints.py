@@ -1,6 +1,7 @@
 """WAL checkpoints off the request path (issue 31, store/checkpoints.py): the writer
-connection of ``serve`` and ``worker`` never checkpoints in a commit; a thread of its own
-copies the log back into the database file a few times a second."""
+connection of ``serve`` and ``worker`` checkpoints in a commit only as a backstop, far past
+where the log starts again; a thread of its own copies the log back into the database
+file a few times a second."""
 
 from __future__ import annotations
 
@@ -36,14 +37,19 @@ def rows_in_the_database_file(path: str) -> int:
         conn.close()
 
 
-def write_pages() -> None:
+def insert_pages(rows: int) -> None:
     with transaction():
-        database.execute_sql("CREATE TABLE scratch (n INTEGER, body TEXT)")
         database.execute_sql(
             "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ?) "
             "INSERT INTO scratch SELECT n, hex(randomblob(1000)) FROM s",
-            (ROWS,),
+            (rows,),
         )
+
+
+def write_pages() -> None:
+    with transaction():
+        database.execute_sql("CREATE TABLE scratch (n INTEGER, body TEXT)")
+        insert_pages(ROWS)  # a savepoint of the same transaction
 
 
 def test_a_commit_on_the_writer_connection_never_checkpoints(app, monkeypatch):
@@ -70,15 +76,6 @@ def test_the_checkpoint_thread_copies_the_log_back(app):
     assert checkpointer.checkpoints >= 1
     close_database(db)  # stops the thread with the writer
     assert db.checkpointer is None and not checkpointer._thread.is_alive()
-
-
-def insert_pages(rows: int) -> None:
-    with transaction():
-        database.execute_sql(
-            "WITH RECURSIVE s(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM s WHERE n < ?) "
-            "INSERT INTO scratch SELECT n, hex(randomblob(1000)) FROM s",
-            (rows,),
-        )
 
 
 def log_pages(path: str) -> int:
