@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
-import httpx
+import logging
+from concurrent.futures import ThreadPoolExecutor
 
+import httpx
+import pytest
+
+from ci_service.web.serving import QueueDepthSummary, summarize_queue_warnings
 from tests.live import LiveServer, run_cli
+from tests.waiting import wait_for
 
 
 def test_serve_end_to_end(database_url):
@@ -57,3 +63,76 @@ def test_serve_says_when_postgresql_cannot_be_reached():
     assert result.returncode == 1
     assert "cannot open the database postgresql://ci:***@127.0.0.1:9/db" in result.stderr
     assert "s3cret-pw" not in result.stderr and "Traceback" not in result.stderr
+
+
+class _Clock:
+    def __init__(self):
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def _queue_record(depth) -> logging.LogRecord:
+    return logging.LogRecord(
+        "waitress.queue", logging.WARNING, "task.py", 1, "Task queue depth is %d", (depth,), None
+    )
+
+
+def test_queue_depth_warnings_are_summed_up_once_a_minute_not_logged_per_request():
+    clock = _Clock()
+    summary = QueueDepthSummary(interval=60, clock=clock)
+    first = _queue_record(1)
+    assert summary.filter(first) and first.getMessage() == "Task queue depth is 1"
+    clock.now += 10
+    assert [summary.filter(_queue_record(d)) for d in (3, 7, 2)] == [False, False, False]
+    clock.now += 50  # a minute after the first: the next one passes, with what it stands for
+    due = _queue_record(4)
+    assert summary.filter(due)
+    assert due.getMessage() == (
+        "Task queue depth is 4; 3 more such warnings in the last 60 s, the deepest 7 "
+        "(every thread was busy: see serve --threads)"
+    )
+    clock.now += 1
+    assert not summary.filter(_queue_record(1))
+    clock.now += 60  # nothing folded since the last one but that one: said as such
+    quiet = _queue_record(2)
+    assert summary.filter(quiet) and "; 1 more such warning in" in quiet.getMessage()
+    clock.now += 61
+    alone = _queue_record(5)
+    assert summary.filter(alone) and alone.getMessage() == "Task queue depth is 5"
+    # Anything else waitress may log there one day passes untouched.
+    other = logging.LogRecord("waitress.queue", logging.WARNING, "t", 1, "other %s", ("x",), None)
+    assert summary.filter(other) and other.getMessage() == "other x"
+
+
+def test_the_queue_summary_is_installed_once(monkeypatch):
+    logger = logging.getLogger("waitress.queue")
+    monkeypatch.setattr(logger, "filters", [])
+    first = summarize_queue_warnings()
+    assert summarize_queue_warnings() is first and logger.filters == [first]
+
+
+@pytest.mark.backends("sqlite")  # waitress's queue, not the database
+def test_a_busy_serve_logs_its_queue_depth_once_not_per_request(database_url):
+    """One waitress thread and bursts of 24 requests at once: every burst queues requests
+    behind the busy thread. stderr says so once, not once per queued request."""
+    server = LiveServer(database_url, "--no-scheduler", "--threads", "1").start()
+
+    def queued() -> list[str]:
+        return [line for line in server.stderr_lines if "Task queue depth" in line]
+
+    def burst() -> list[str]:
+        with ThreadPoolExecutor(24) as pool:
+            statuses = list(pool.map(lambda _: httpx.get(server.url + "/healthz").status_code,
+                                     range(24)))  # fmt: skip
+        assert statuses == [200] * 24
+        return queued()
+
+    try:
+        wait_for(burst, timeout=30, message="a queue depth warning")
+        for _ in range(5):
+            burst()
+    finally:
+        assert server.stop() == 0
+    assert len(queued()) == 1, queued()

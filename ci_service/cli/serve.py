@@ -270,6 +270,8 @@ def _log_to_stderr() -> None:
     """serve/worker: warnings from every part; job outcomes and scheduler turns at INFO."""
     import logging
 
+    from ci_service.web.serving import summarize_queue_warnings
+
     logging.basicConfig(
         stream=sys.stderr,
         level=logging.WARNING,
@@ -277,3 +279,4 @@ def _log_to_stderr() -> None:
     )
     for name in ("ci_service.jobs", "ci_service.scheduler"):
         logging.getLogger(name).setLevel(logging.INFO)
+    summarize_queue_warnings()  # waitress's busy-server warning: not a line per request

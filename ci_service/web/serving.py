@@ -1,12 +1,15 @@
 """How ``serve`` sits behind a reverse proxy (issue 25): which peer's ``X-Forwarded-*``
 headers waitress believes, and the public address every absolute link and the OAuth issuer
-name (``Settings.base_url``)."""
+name (``Settings.base_url``); and what waitress's busy-server warning says in the log."""
 
 from __future__ import annotations
 
 import ipaddress
 import logging
 import os
+import threading
+import time
+from collections.abc import Callable
 
 from flask import Flask
 
@@ -63,3 +66,55 @@ def publish_address(app: Flask, settings: Settings, host: str, port: int) -> Set
     os.environ["CI_SERVICE_PUBLIC_URL"] = settings.base_url
     app.config["CI_SETTINGS"] = settings
     return settings
+
+
+class QueueDepthSummary(logging.Filter):
+    """On ``waitress.queue``: its "Task queue depth is N" warning, at most once per
+    ``interval`` seconds. waitress warns on every request that finds all its threads busy,
+    so under steady load the log had a line per request (at 250 deals a second, 900,000
+    lines an hour) and drowned everything else. The signal stays: the first warning
+    passes, and the next one due says how many were folded into it and the deepest queue
+    seen meanwhile."""
+
+    def __init__(self, interval: float = 60.0, clock: Callable[[], float] = time.monotonic):
+        super().__init__()
+        self.interval = interval
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._next = None  # monotonic time the next warning may pass; None: now
+        self._folded = 0
+        self._deepest = 0
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        args = record.args if isinstance(record.args, tuple) else ()
+        depth = args[0] if len(args) == 1 and isinstance(args[0], int) else None
+        if depth is None:
+            return True  # not the queue warning: waitress may log more here one day
+        with self._lock:
+            now = self._clock()
+            if self._next is not None and now < self._next:
+                self._folded += 1
+                self._deepest = max(self._deepest, depth)
+                return False
+            folded, deepest = self._folded, max(self._deepest, depth)
+            self._folded = self._deepest = 0
+            self._next = now + self.interval
+        if folded:
+            record.msg = (
+                "Task queue depth is %d; %d more such %s in the last %.0f s, the deepest %d "
+                "(every thread was busy: see serve --threads)"
+            )
+            noun = "warning" if folded == 1 else "warnings"
+            record.args = (depth, folded, noun, self.interval, deepest)
+        return True
+
+
+def summarize_queue_warnings(interval: float = 60.0) -> QueueDepthSummary:
+    """Install :class:`QueueDepthSummary` on waitress's queue logger (once)."""
+    logger = logging.getLogger("waitress.queue")
+    for existing in logger.filters:
+        if isinstance(existing, QueueDepthSummary):
+            return existing
+    summary = QueueDepthSummary(interval)
+    logger.addFilter(summary)
+    return summary
