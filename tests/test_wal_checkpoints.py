@@ -68,12 +68,13 @@ def test_the_checkpoint_thread_copies_the_log_back(app):
     keep_writer_connection(db)
     write_pages()
     checkpointer = db.checkpointer
+    # The thread counts a checkpoint once it has returned: the rows can be in the file a
+    # moment before the count says so.
     wait_for(
-        lambda: rows_in_the_database_file(db.database),
-        until=lambda rows: rows == ROWS,
-        message="the rows in the database file",
+        lambda: (rows_in_the_database_file(db.database), checkpointer.checkpoints),
+        until=lambda seen: seen[0] == ROWS and seen[1] >= 1,
+        message="the rows in the database file, copied by the thread",
     )
-    assert checkpointer.checkpoints >= 1
     close_database(db)  # stops the thread with the writer
     assert db.checkpointer is None and not checkpointer._thread.is_alive()
 
