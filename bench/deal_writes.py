@@ -1,6 +1,6 @@
 """Measure the deal write path (issue 16): statements per deal, and deals/s on a real serve.
 
-Two parts, each on SQLite and on PostgreSQL (``--backends``):
+Two parts, each on SQLite and on PostgreSQL (``--backends``), and a third on SQLite:
 
 - ``profile`` (in-process, Flask test client, connections kept as ``serve`` keeps them):
   ``POST /api/deals`` with the benchmark's body (LOST, three arguments, bench/run.py
@@ -15,9 +15,13 @@ Two parts, each on SQLite and on PostgreSQL (``--backends``):
   into a copy of the database taken before the run) is measured after each round, and
   the ratio printed (issue 31 measures against the bare app's one insert per request instead:
   bench/rest.py; target >= 0.5x there).
+- ``split`` (only when asked for; in process, one thread): ``create_deal`` whole, without
+  its graph write, without its event and without either, ``--deals`` deals a round,
+  ``--rounds`` alternating rounds; the median CPU per deal of each, and the graph write's
+  three parts (see ``split``).
 
-Usage: python -m bench.deal_writes [--part profile|serve|all] [--backends
-sqlite,postgresql] [--duration 10] [--rounds 3] [--requests 200]
+Usage: python -m bench.deal_writes [--part profile|serve|split|all] [--backends
+sqlite,postgresql] [--duration 10] [--rounds 3] [--requests 200] [--deals 300]
 """
 
 from __future__ import annotations
@@ -133,6 +137,88 @@ def profile(backend: str, database: str, requests: int) -> dict:
     }
 
 
+SPLIT_MODES = ("whole", "without the graph", "without the event", "without either")
+
+
+def split(database: str, deals_per_round: int, rounds: int) -> dict:
+    """Where ``services.workspace.deals.create_deal`` spends its CPU, in process on one
+    thread (SQLite): the whole call, and the call with the graph write
+    (``graph.sync.sync_deal``) and the ``deal.recorded`` event each left out, alternating
+    ``rounds`` times; and the graph write's three parts, timed inside the whole calls. The
+    parts left out are what the spec asks of every deal (a DEAL node, one ARGUMENT node per
+    argument and their relationships; the change feed), so this is a measure, not an option."""
+    import contextlib
+    import secrets
+    from unittest import mock
+
+    from ci_service.services.graph import nodes as graph_nodes
+    from ci_service.services.workspace import deals
+    from ci_service.services.workspace.competitors import create_competitor
+    from ci_service.services.workspace.workspaces import create_workspace
+    from ci_service.settings import load_settings
+    from ci_service.store.db import connection
+    from ci_service.web.app import create_app, shutdown_app
+
+    settings = load_settings(environ={}, database=database, job_workers=0, scheduler=False)
+    app = create_app(settings, persistent_connections=True)
+    parts = {"find_nodes": 0.0, "upsert_nodes": 0.0, "link_many": 0.0}
+    timed_deals = 0
+
+    def timing(name, original):
+        def timed(*args, **kwargs):
+            began = time.process_time()
+            try:
+                return original(*args, **kwargs)
+            finally:
+                parts[name] += time.process_time() - began
+
+        return timed
+
+    try:
+        with connection():
+            ws = create_workspace(f"ws-{secrets.token_hex(3)}", "ENTERPRISE")
+            rival, _ = create_competitor(
+                ws.id, {"name": "Rival", "websiteUrl": "https://r.example"}
+            )
+        counter = iter(range(10**9))
+
+        def run(n: int) -> float:
+            began = time.process_time()
+            with connection():
+                for _ in range(n):
+                    deals.create_deal(ws.id, body(rival.id, next(counter)))
+            return (time.process_time() - began) * 1000 / n
+
+        run(100)  # warm: first statements, caches
+        graph_write = (deals.graph_sync, "sync_deal")
+        event = (deals.change_events, "deal_recorded")
+        left_out = {
+            "whole": (),
+            "without the graph": (graph_write,),
+            "without the event": (event,),
+            "without either": (graph_write, event),
+        }
+        times: dict[str, list[float]] = {mode: [] for mode in SPLIT_MODES}
+        for _ in range(rounds):
+            for mode in SPLIT_MODES:
+                with contextlib.ExitStack() as patched:
+                    for module, name in left_out[mode]:
+                        patched.enter_context(mock.patch.object(module, name, lambda *a, **k: None))
+                    if mode == "whole":  # the graph write's parts, timed
+                        for name in parts:
+                            timed = timing(name, getattr(graph_nodes, name))
+                            patched.enter_context(mock.patch.object(graph_nodes, name, timed))
+                        timed_deals += deals_per_round
+                    times[mode].append(run(deals_per_round))
+    finally:
+        shutdown_app(app)
+    return {
+        "ms_per_deal": {mode: round(statistics.median(v), 3) for mode, v in times.items()},
+        "graph_parts_ms_per_deal": {k: round(v * 1000 / timed_deals, 3) for k, v in parts.items()},
+        "rounds": {mode: [round(x, 3) for x in v] for mode, v in times.items()},
+    }
+
+
 def serve_round(backend: str, database: str, duration: float, env: dict) -> dict:
     from bench import procs
     from bench.rest import replay_inserts
@@ -210,12 +296,13 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         prog="python -m bench.deal_writes", description=__doc__.splitlines()[0]
     )
-    parser.add_argument("--part", choices=("profile", "serve", "all"), default="all")
+    parser.add_argument("--part", choices=("profile", "serve", "split", "all"), default="all")
     parser.add_argument("--backends", default="sqlite,postgresql")
     parser.add_argument("--duration", type=float, default=10.0)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--requests", type=int, default=200)
     parser.add_argument("--show-sql", action="store_true", help="print one request's SQL")
+    parser.add_argument("--deals", type=int, default=300, help="deals per round of --part split")
     args = parser.parse_args(argv)
     backends = [b for b in args.backends.split(",") if b]
     out: dict = {}
@@ -247,6 +334,11 @@ def main(argv: list[str] | None = None) -> None:
                         print("  " + s[:200], file=sys.stderr)
                 out[f"profile-{backend}"] = got
                 print(json.dumps(got), file=sys.stderr, flush=True)
+        if args.part == "split":  # SQLite, in process: not part of "all"
+            import os
+
+            os.environ["CI_SERVICE_SECRET_KEY_FILE"] = str(work / "secret.key")
+            out["split-sqlite"] = split(str(work / "split.db"), args.deals, args.rounds)
         if args.part in ("serve", "all"):
             for backend in backends:
                 out[f"serve-{backend}"] = serve_part(backend, work, args.duration, args.rounds)

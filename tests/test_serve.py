@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import logging
+import threading
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
+from waitress.task import ThreadedTaskDispatcher
 
-from ci_service.web.serving import QueueDepthSummary, summarize_queue_warnings
+from ci_service.web import serving
+from ci_service.web.serving import QueueDepthSummary, summarize_queue_warnings, task_dispatcher
 from tests.live import LiveServer, run_cli
 from tests.waiting import wait_for
 
@@ -136,3 +139,40 @@ def test_a_busy_serve_logs_its_queue_depth_once_not_per_request(database_url):
     finally:
         assert server.stop() == 0
     assert len(queued()) == 1, queued()
+
+
+class _Task:
+    def __init__(self):
+        self.served = threading.Event()
+
+    def service(self):
+        self.served.set()
+
+    def defer(self):
+        pass
+
+    def cancel(self):
+        pass
+
+
+def test_serves_dispatcher_lets_go_of_the_gil_once_it_has_queued_a_request(monkeypatch):
+    """The loop thread hands the GIL to the worker it woke (web/serving.py says why)."""
+    events = []
+    dispatcher = task_dispatcher(3)
+    try:
+        assert len(dispatcher.threads) == 3
+        monkeypatch.setattr(
+            serving.time, "sleep", lambda seconds: events.append(("sleep", seconds))
+        )
+        task = _Task()
+        original = ThreadedTaskDispatcher.add_task
+        monkeypatch.setattr(
+            ThreadedTaskDispatcher,
+            "add_task",
+            lambda self, t: (events.append(("queued", t)), original(self, t)),
+        )
+        dispatcher.add_task(task)
+        assert events == [("queued", task), ("sleep", 0)]
+        assert task.served.wait(10)
+    finally:
+        dispatcher.shutdown()

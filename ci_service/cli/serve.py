@@ -122,7 +122,7 @@ def serve(
 
     from ci_service.jobs.background import start_background, stop_background
     from ci_service.web.app import create_app, shutdown_app
-    from ci_service.web.serving import proxy_options, publish_address
+    from ci_service.web.serving import proxy_options, publish_address, task_dispatcher
 
     if no_jobs and job_workers:
         raise click.ClickException("--no-jobs runs no job threads: leave out --job-workers")
@@ -146,7 +146,13 @@ def serve(
     # writes them (issue 31; services/identity/usage.py).
     app.extensions["ci_usage"].start_flusher()
     server = create_server(
-        app, host=host, port=port, threads=threads, ident="ci-service", **proxy_options(settings)
+        app,
+        host=host,
+        port=port,
+        threads=threads,
+        ident="ci-service",
+        _dispatcher=task_dispatcher(threads),
+        **proxy_options(settings),
     )
     settings = publish_address(app, settings, host, server.effective_port)
     try:
