@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import socket
 import threading
 from concurrent.futures import ThreadPoolExecutor
 
@@ -176,3 +177,17 @@ def test_serves_dispatcher_lets_go_of_the_gil_once_it_has_queued_a_request(monke
         assert task.served.wait(10)
     finally:
         dispatcher.shutdown()
+
+
+def test_serve_says_when_its_port_is_taken(tmp_path):
+    taken = socket.socket()
+    taken.bind(("127.0.0.1", 0))
+    taken.listen()
+    try:
+        port = taken.getsockname()[1]
+        result = run_cli(str(tmp_path / "ci.db"), "serve", "--port", str(port))
+    finally:
+        taken.close()
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{port}: Address already in use" in result.stderr
+    assert "Traceback" not in result.stderr

@@ -145,15 +145,23 @@ def serve(
     # Rate-limit counts and lastUsedAt written behind from a thread of their own: no request
     # writes them (issue 31; services/identity/usage.py).
     app.extensions["ci_usage"].start_flusher()
-    server = create_server(
-        app,
-        host=host,
-        port=port,
-        threads=threads,
-        ident="ci-service",
-        _dispatcher=task_dispatcher(threads),
-        **proxy_options(settings),
-    )
+    dispatcher = task_dispatcher(threads)
+    try:
+        server = create_server(
+            app,
+            host=host,
+            port=port,
+            threads=threads,
+            ident="ci-service",
+            _dispatcher=dispatcher,
+            **proxy_options(settings),
+        )
+    except OSError as exc:  # the port is taken, the address is not this machine's
+        dispatcher.shutdown()
+        shutdown_app(app)
+        raise click.ClickException(
+            f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+        ) from None
     settings = publish_address(app, settings, host, server.effective_port)
     try:
         start_background(app, settings, jobs=not no_jobs)  # recovery, runner, scheduler
