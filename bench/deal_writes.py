@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sqlite3
 import statistics
 import sys
@@ -54,6 +55,18 @@ def body(competitor_id: str, n: int | str) -> dict:
     }
 
 
+def workspace_with_rival():
+    """A new ENTERPRISE workspace and its one competitor, "Rival" (in a connection)."""
+    import secrets
+
+    from ci_service.services.workspace.competitors import create_competitor
+    from ci_service.services.workspace.workspaces import create_workspace
+
+    ws = create_workspace(f"ws-{secrets.token_hex(3)}", "ENTERPRISE")
+    rival, _ = create_competitor(ws.id, {"name": "Rival", "websiteUrl": "https://r.example"})
+    return ws, rival
+
+
 class Counter:
     """Counts the statements of the bound database while ``on``."""
 
@@ -71,12 +84,9 @@ class Counter:
 
 
 def profile(backend: str, database: str, requests: int) -> dict:
-    import secrets
 
     from ci_service.services.identity import api_keys as apikeys
     from ci_service.services.workspace import deals
-    from ci_service.services.workspace.competitors import create_competitor
-    from ci_service.services.workspace.workspaces import create_workspace
     from ci_service.settings import load_settings
     from ci_service.store.db import connection
     from ci_service.store.db import database as proxy
@@ -88,12 +98,9 @@ def profile(backend: str, database: str, requests: int) -> dict:
     app = create_app(settings, persistent_connections=True)
     try:
         with connection():
-            ws = create_workspace(f"ws-{secrets.token_hex(3)}", "ENTERPRISE")
+            ws, rival = workspace_with_rival()
             user = apikeys.ensure_user(ws, None, "OWNER")
             _, key = apikeys.create_key(user, name="bench", rate_limit=1_000_000)
-            rival, _ = create_competitor(
-                ws.id, {"name": "Rival", "websiteUrl": "https://r.example"}
-            )
         counter = Counter(proxy.obj)
         inner: list[int] = []
         original = deals.create_deal
@@ -148,13 +155,10 @@ def split(database: str, deals_per_round: int, rounds: int) -> dict:
     parts left out are what the spec asks of every deal (a DEAL node, one ARGUMENT node per
     argument and their relationships; the change feed), so this is a measure, not an option."""
     import contextlib
-    import secrets
     from unittest import mock
 
     from ci_service.services.graph import nodes as graph_nodes
     from ci_service.services.workspace import deals
-    from ci_service.services.workspace.competitors import create_competitor
-    from ci_service.services.workspace.workspaces import create_workspace
     from ci_service.settings import load_settings
     from ci_service.store.db import connection
     from ci_service.web.app import create_app, shutdown_app
@@ -176,10 +180,7 @@ def split(database: str, deals_per_round: int, rounds: int) -> dict:
 
     try:
         with connection():
-            ws = create_workspace(f"ws-{secrets.token_hex(3)}", "ENTERPRISE")
-            rival, _ = create_competitor(
-                ws.id, {"name": "Rival", "websiteUrl": "https://r.example"}
-            )
+            ws, rival = workspace_with_rival()
         counter = iter(range(10**9))
 
         def run(n: int) -> float:
@@ -308,10 +309,9 @@ def main(argv: list[str] | None = None) -> None:
     out: dict = {}
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
+        # The in-process parts' alerts key file (serve_part gives its servers their own).
+        os.environ["CI_SERVICE_SECRET_KEY_FILE"] = str(work / "secret.key")
         if args.part in ("profile", "all"):
-            import os
-
-            os.environ["CI_SERVICE_SECRET_KEY_FILE"] = str(work / "secret.key")
             from bench.scale import PostgresServer
 
             for backend in backends:
@@ -335,9 +335,6 @@ def main(argv: list[str] | None = None) -> None:
                 out[f"profile-{backend}"] = got
                 print(json.dumps(got), file=sys.stderr, flush=True)
         if args.part == "split":  # SQLite, in process: not part of "all"
-            import os
-
-            os.environ["CI_SERVICE_SECRET_KEY_FILE"] = str(work / "secret.key")
             out["split-sqlite"] = split(str(work / "split.db"), args.deals, args.rounds)
         if args.part in ("serve", "all"):
             for backend in backends:
