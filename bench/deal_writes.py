@@ -15,10 +15,10 @@ Two parts, each on SQLite and on PostgreSQL (``--backends``), and a third on SQL
   into a copy of the database taken before the run) is measured after each round, and
   the ratio printed (issue 31 measures against the bare app's one insert per request instead:
   bench/rest.py; target >= 0.5x there).
-- ``split`` (only when asked for; in process, one thread): ``create_deal`` whole, without
-  its graph write, without its event and without either, ``--deals`` deals a round,
-  ``--rounds`` alternating rounds; the median CPU per deal of each, and the graph write's
-  three parts (see ``split``).
+- ``split`` (only when asked for; in process, one thread): ``create_deal`` with and
+  without its event, and the deals' graph nodes written one deal at a time and a round's
+  deals at once, ``--deals`` deals a round, ``--rounds`` alternating rounds; the median
+  CPU per deal of each (see ``split``).
 
 Usage: python -m bench.deal_writes [--part profile|serve|split|all] [--backends
 sqlite,postgresql] [--duration 10] [--rounds 3] [--requests 200] [--deals 300]
@@ -144,20 +144,26 @@ def profile(backend: str, database: str, requests: int) -> dict:
     }
 
 
-SPLIT_MODES = ("whole", "without the graph", "without the event", "without either")
+SPLIT_MODES = (
+    "create_deal",
+    "create_deal without the event",
+    "graph, each deal on its own",
+    "graph, the round's deals at once",
+)
 
 
 def split(database: str, deals_per_round: int, rounds: int) -> dict:
-    """Where ``services.workspace.deals.create_deal`` spends its CPU, in process on one
-    thread (SQLite): the whole call, and the call with the graph write
-    (``graph.sync.sync_deal``) and the ``deal.recorded`` event each left out, alternating
-    ``rounds`` times; and the graph write's three parts, timed inside the whole calls. The
-    parts left out are what the spec asks of every deal (a DEAL node, one ARGUMENT node per
-    argument and their relationships; the change feed), so this is a measure, not an option."""
-    import contextlib
+    """Where a deal's CPU goes, in process on one thread (SQLite), alternating ``rounds``
+    times: ``services.workspace.deals.create_deal`` (what a request runs), the same with
+    the ``deal.recorded`` event left out, and the deal's graph nodes
+    (``services.graph.projection.project_pending``), written after each deal as if it
+    were alone, and for all the round's deals at once, as serve's projector does under
+    load. The event and the nodes are what the spec asks of every deal (a DEAL node, one
+    ARGUMENT node per argument and their relationships; the change feed): a measure, not
+    an option."""
     from unittest import mock
 
-    from ci_service.services.graph import nodes as graph_nodes
+    from ci_service.services.graph import projection
     from ci_service.services.workspace import deals
     from ci_service.settings import load_settings
     from ci_service.store.db import connection
@@ -165,57 +171,50 @@ def split(database: str, deals_per_round: int, rounds: int) -> dict:
 
     settings = load_settings(environ={}, database=database, job_workers=0, scheduler=False)
     app = create_app(settings, persistent_connections=True)
-    parts = {"find_nodes": 0.0, "upsert_nodes": 0.0, "link_many": 0.0}
-    timed_deals = 0
-
-    def timing(name, original):
-        def timed(*args, **kwargs):
-            began = time.process_time()
-            try:
-                return original(*args, **kwargs)
-            finally:
-                parts[name] += time.process_time() - began
-
-        return timed
-
     try:
         with connection():
             ws, rival = workspace_with_rival()
         counter = iter(range(10**9))
 
-        def run(n: int) -> float:
+        def create(n: int) -> float:
             began = time.process_time()
-            with connection():
-                for _ in range(n):
-                    deals.create_deal(ws.id, body(rival.id, next(counter)))
-            return (time.process_time() - began) * 1000 / n
+            for _ in range(n):
+                deals.create_deal(ws.id, body(rival.id, next(counter)))
+            return time.process_time() - began
 
-        run(100)  # warm: first statements, caches
-        graph_write = (deals.graph_sync, "sync_deal")
-        event = (deals.change_events, "deal_recorded")
-        left_out = {
-            "whole": (),
-            "without the graph": (graph_write,),
-            "without the event": (event,),
-            "without either": (graph_write, event),
-        }
+        def run(mode: str, n: int) -> float:
+            with connection():
+                if mode == "create_deal":
+                    spent = create(n)
+                elif mode == "create_deal without the event":
+                    with mock.patch.object(deals.change_events, "deal_recorded", lambda *a: None):
+                        spent = create(n)
+                elif mode == "graph, each deal on its own":
+                    spent = 0.0
+                    for _ in range(n):
+                        create(1)
+                        began = time.process_time()
+                        projection.project_pending(ws.id)
+                        spent += time.process_time() - began
+                else:
+                    create(n)
+                    began = time.process_time()
+                    while projection.project_pending(ws.id):
+                        pass
+                    spent = time.process_time() - began
+                while projection.project_pending(ws.id):  # none left for the next mode
+                    pass
+            return spent * 1000 / n
+
+        run("create_deal", 100)  # warm: first statements, caches
         times: dict[str, list[float]] = {mode: [] for mode in SPLIT_MODES}
         for _ in range(rounds):
             for mode in SPLIT_MODES:
-                with contextlib.ExitStack() as patched:
-                    for module, name in left_out[mode]:
-                        patched.enter_context(mock.patch.object(module, name, lambda *a, **k: None))
-                    if mode == "whole":  # the graph write's parts, timed
-                        for name in parts:
-                            timed = timing(name, getattr(graph_nodes, name))
-                            patched.enter_context(mock.patch.object(graph_nodes, name, timed))
-                        timed_deals += deals_per_round
-                    times[mode].append(run(deals_per_round))
+                times[mode].append(run(mode, deals_per_round))
     finally:
         shutdown_app(app)
     return {
         "ms_per_deal": {mode: round(statistics.median(v), 3) for mode, v in times.items()},
-        "graph_parts_ms_per_deal": {k: round(v * 1000 / timed_deals, 3) for k, v in parts.items()},
         "rounds": {mode: [round(x, 3) for x in v] for mode, v in times.items()},
     }
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import lxml.html
 import pytest
 
+from ci_service.services.graph import nodes as graph_nodes
 from ci_service.services.workspace import deal_stats
 from ci_service.store import migrations
 from ci_service.store.db import connection, database
@@ -106,6 +107,7 @@ def test_deleting_a_competitor_removes_it_from_deals(api, rivals):
 
 def _against(workspace_id, deal_id):
     with connection():
+        graph_nodes.up_to_date(workspace_id)  # what every read of the graph does first
         node = GraphNode.get(
             GraphNode.workspace == workspace_id, GraphNode.key == f"DEAL:{deal_id}"
         )

@@ -1,4 +1,5 @@
-"""A deal with its graph changes is written in a handful of statements (issue 16).
+"""A deal is written in a handful of statements, and its graph nodes, written after it,
+in a handful per batch of deals (issue 16, issue 31).
 
 A functional guard, not a timing one: the statements sent to the database are counted by
 wrapping ``execute_sql``, so a return to one statement per node or edge fails here. The
@@ -11,19 +12,21 @@ from collections import Counter
 
 import pytest
 
-from ci_service.services.graph import sync as graph_sync
+from ci_service.services.graph import projection
 from ci_service.services.workspace import deals
 from ci_service.store.db import connection, database
 from ci_service.store.graph import GraphEdge, GraphNode
 from tests.resource_helpers import make_competitor, ok
 
-# One LOST deal: begin, read the competitor, insert the deal, read the nodes, upsert the
-# nodes, insert the edges; the deal.recorded event (insert, subscriptions; it joins the
-# deal's transaction: no savepoint, and the competitor read once); on PostgreSQL the write
-# lock. However many arguments it has.
-MAX_CREATE_STATEMENTS = 9
-# What sync_deal itself sends for a new deal: one SELECT, one node upsert, one edge insert.
-MAX_GRAPH_STATEMENTS = 3
+# One LOST deal: begin, read the competitor, insert the deal; the deal.recorded event
+# (insert, subscriptions; it joins the deal's transaction: no savepoint, and the
+# competitor read once); on PostgreSQL the write lock. However many arguments it has, and
+# no graph statement: its nodes are written after it (services/graph/projection.py).
+MAX_CREATE_STATEMENTS = 7
+# The waiting deals' graph, however many deals and arguments: begin, read the deals, their
+# competitors, the nodes they share, one node upsert, one edge insert, clear the flags;
+# on PostgreSQL the write lock.
+MAX_PROJECTION_STATEMENTS = 9
 
 
 class Statements:
@@ -70,20 +73,17 @@ def test_create_deal_statement_count_does_not_grow_with_arguments(api, rival, mo
     arguments = [f"reason {i}" for i in range(count)]
     with connection():
         statements = Statements(monkeypatch)
-        graph_calls = []
-        sync = graph_sync.sync_deal
-
-        def counted_sync(*args, **kwargs):
-            before = len(statements)
-            sync(*args, **kwargs)
-            graph_calls.append(len(statements) - before)
-
-        monkeypatch.setattr(graph_sync, "sync_deal", counted_sync)
         row = deals.create_deal(api.workspace_id, _body(rival, arguments))
         monkeypatch.undo()
         assert len(statements) <= MAX_CREATE_STATEMENTS, statements.sql
-        assert graph_calls and graph_calls[0] <= MAX_GRAPH_STATEMENTS, statements.sql
+        assert not any("graph_node" in sql or "graph_edge" in sql for sql in statements.sql)
+        assert projection.pending_count(api.workspace_id) == 1
 
+        statements = Statements(monkeypatch)
+        assert projection.project_pending(api.workspace_id) == 1
+        monkeypatch.undo()
+        assert len(statements) <= MAX_PROJECTION_STATEMENTS, statements.sql
+        assert projection.pending_count(api.workspace_id) == 0
         got = _graph_of(api.workspace_id, row.id)
     assert got == {
         ("PROSPECT:load prospect 1", "FOR_PROSPECT"),
@@ -92,6 +92,26 @@ def test_create_deal_statement_count_does_not_grow_with_arguments(api, rival, mo
     }
     edges = ok(api.get("/api/knowledge-graph"))["elements"]["edges"]
     assert Counter(e["data"]["label"] for e in edges)["HAS_DEAL"] == 1
+
+
+def test_many_waiting_deals_take_the_same_statements_as_one(api, rival, monkeypatch):
+    other = make_competitor(api, name="Other", url="https://other.example")["competitor"]
+    made = []
+    for n in range(40):
+        body = _body(rival if n % 2 else other, [f"reason {i}" for i in range(n % 5)])
+        body["prospectCompanyName"] = f"Prospect {n % 7}"
+        made.append(ok(api.post("/api/deals", json=body))["deal"]["id"])
+    with connection():
+        assert projection.pending_count(api.workspace_id) == 40
+        statements = Statements(monkeypatch)
+        assert projection.project_pending(api.workspace_id) == 40
+        monkeypatch.undo()
+        assert len(statements) <= MAX_PROJECTION_STATEMENTS, statements.sql
+        prospects = GraphNode.select().where(
+            GraphNode.workspace == api.workspace_id, GraphNode.ref_type == "prospect"
+        )
+        assert sorted(n.name for n in prospects) == [f"Prospect {i}" for i in range(7)]
+        assert all(_graph_of(api.workspace_id, deal_id) for deal_id in made)
 
 
 def test_update_deal_statements_stay_bounded(api, rival):

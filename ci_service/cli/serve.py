@@ -27,20 +27,20 @@ from ci_service.store.db import (
 
 
 def _warm_up_imports(first_answer: threading.Event, api) -> None:
-    """Import, once serving, what the first write of a kind would otherwise wait for: every
-    event goes through the delivery fan-out, whose sender brings httpx (about a second
-    of CPU on a small machine). Likewise what app creation leaves to the first request that
-    needs it: jsonrpcserver and jsonschema (``/mcp``), Authlib and joserfc (the OAuth
-    endpoints and consent page) and numpy (the graph layout, /api/search's windows), and
-    the OpenAPI document (web/api.py). Not before serving, and not before the first answer
-    (or a second): start-up stays short, and the first request does not share the CPU
-    with this."""
+    """Import, once serving, what the first request of a kind would otherwise wait for:
+    httpx and the SSRF guard (a webhook sent or checked, a crawl; the web app leaves them
+    out of start-up, services/alerts/send.py). Likewise what app creation leaves to the
+    first request that needs it: jsonrpcserver and jsonschema (``/mcp``), Authlib and
+    joserfc (the OAuth endpoints and consent page) and numpy (the graph layout,
+    /api/search's windows), and the OpenAPI document (web/api.py). Not before serving,
+    and not before the first answer (or a second): start-up stays short, and the first
+    request does not share the CPU with this."""
     first_answer.wait(WARM_UP_AFTER_SECONDS)
     import jsonrpcserver  # noqa: F401
     import jsonschema  # noqa: F401
     import numpy  # noqa: F401
 
-    import ci_service.services.alerts.delivery  # noqa: F401
+    import ci_service.intel.netguard  # noqa: F401  (httpx, httpcore)
     import ci_service.web.oauth.server  # noqa: F401  (Authlib, joserfc)
 
     api.spec  # noqa: B018  (written on first read)
@@ -121,11 +121,14 @@ def serve(
     from waitress import create_server
 
     from ci_service.jobs.background import start_background, stop_background
+    from ci_service.malloc_tuning import fix_mmap_threshold
+    from ci_service.services.graph.projection import DealProjector
     from ci_service.web.app import create_app, shutdown_app
     from ci_service.web.serving import proxy_options, publish_address, task_dispatcher
 
     if no_jobs and job_workers:
         raise click.ClickException("--no-jobs runs no job threads: leave out --job-workers")
+    fix_mmap_threshold()  # before the threads allocate (ci_service/malloc_tuning.py)
     overrides = {
         "database": state.database,
         "job_workers": job_workers,
@@ -183,6 +186,8 @@ def serve(
     click.echo(
         f"ci-service {__version__} serving on http://{host}:{server.effective_port}", err=True
     )
+    # New deals' graph nodes, written many at a time right after the deals commit.
+    projector = DealProjector().start()
     warm_up = (_on_first_answer(app), app.extensions["ci_api"])
     threading.Thread(target=_warm_up_imports, args=warm_up, name="ci-warm-up", daemon=True).start()
     try:
@@ -191,6 +196,7 @@ def serve(
         pass
     finally:
         server.close()
+        projector.stop()
         stop_background(app, timeout=10.0)
         shutdown_app(app)
         if presence is not None:
@@ -222,9 +228,11 @@ def worker(state, workers, no_scheduler):
     # Loading the services registers every job type's steps, hooks and scheduled work.
     import ci_service.services  # noqa: F401
     from ci_service.jobs.background import start_background
+    from ci_service.malloc_tuning import fix_mmap_threshold
     from ci_service.store.backup import hold_open
     from ci_service.store.db import close_database
 
+    fix_mmap_threshold()  # the embedding jobs' batches too (ci_service/malloc_tuning.py)
     overrides = {"database": state.database, "job_workers": workers}
     if no_scheduler:
         overrides["scheduler"] = False

@@ -30,6 +30,7 @@ from ci_service.intel.crawl_order import RANK_START, crawl_rank, is_mirror_copy
 from ci_service.intel.errors import BlockedUrl, FetchError, RobotsDisallowed
 from ci_service.intel.extract import Page, extract_html
 from ci_service.intel.fetch import REDIRECT_STATUSES, Fetcher, FetchResult
+from ci_service.intel.urls import DEFAULT_PORTS, normalize_url
 
 MAX_SITEMAP_FILES = 10
 FETCHES_PER_PAGE = 2  # fetch attempts (pages, errors, duplicates) per page of the cap
@@ -59,7 +60,6 @@ TRACKING_PARAMS = re.compile(
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"/(?:index|default)\.(?:html?|php|aspx?)$", re.IGNORECASE)
-_DEFAULT_PORTS = {"http": 80, "https": 443}
 _SITEMAP_ACCEPT = "application/xml,text/xml;q=0.9,*/*;q=0.5"
 
 ProgressCallback = Callable[[int, int, str], None]
@@ -106,31 +106,12 @@ def html_for_extraction(result: FetchResult) -> str | bytes:
     return result.content.decode("utf-8", errors="replace")
 
 
-def normalize_url(url: str, base: str | None = None) -> str | None:
-    """Absolute http(s) URL with lower-case scheme/host, no default port, userinfo or fragment.
-
-    None for anything that is not an http(s) URL with a host.
-    """
-    try:
-        parts = urlsplit(urljoin(base, url.strip()) if base else url.strip())
-        port = parts.port
-    except ValueError:
-        return None
-    scheme, host = parts.scheme.lower(), (parts.hostname or "").lower()
-    if scheme not in _DEFAULT_PORTS or not host:
-        return None
-    netloc = f"[{host}]" if ":" in host else host
-    if port is not None and port != _DEFAULT_PORTS[scheme]:
-        netloc += f":{port}"
-    return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
-
-
 def site_key(url: str) -> str:
     """``host[:port]`` with a leading ``www.`` dropped: the crawl's notion of one site."""
     parts = urlsplit(url)
     host = (parts.hostname or "").lower().removeprefix("www.")
     port = parts.port
-    if port is not None and port != _DEFAULT_PORTS.get(parts.scheme.lower()):
+    if port is not None and port != DEFAULT_PORTS.get(parts.scheme.lower()):
         return f"{host}:{port}"
     return host
 

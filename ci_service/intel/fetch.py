@@ -19,7 +19,6 @@ import time
 import urllib.robotparser
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from email.utils import parsedate_to_datetime
 from urllib.parse import urljoin
 
 import httpx
@@ -36,6 +35,7 @@ from ci_service.intel.errors import (
 )
 from ci_service.intel.netguard import Dialer, GuardedTransport, Resolver, check_url, deadline_scope
 from ci_service.intel.policy import FetchPolicy
+from ci_service.intel.retry_after import retry_after_seconds
 
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 ROBOTS_MAX_BYTES = 500 * 1024
@@ -117,23 +117,6 @@ class RobotsRules:
 
 def _origin(url: httpx.URL) -> str:
     return f"{url.scheme}://{url.netloc.decode('ascii')}"
-
-
-def retry_after_seconds(value: str | None, now: float | None = None) -> float | None:
-    """``Retry-After`` as seconds from now (delta-seconds or an HTTP date), None if absent
-    or unreadable (also used by webhook delivery)."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError, IndexError):
-        return None
-    if when is None or when.tzinfo is None:
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 class Fetcher:

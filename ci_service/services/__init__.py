@@ -18,16 +18,20 @@ Each package's ``__init__`` names the modules other layers may import (``__all__
 
 Loading this package wires the services into the layers below them, which never import
 a service: the job types and step handlers, the scheduler's periodic work, the
-``job.failed`` event and the fan-out of every emitted event to the subscriptions.
+``job.failed`` event, the fan-out of every emitted event to the subscriptions, and the
+graph reads' catch-up with the deals whose nodes are still to be written.
 """
 
 from ci_service.jobs import lifecycle, registry, scheduler
 from ci_service.services.alerts import changes, delivery, delivery_jobs, digest, events
 from ci_service.services.battlecards import jobs as battlecard_jobs
 from ci_service.services.collection import handlers as collection_handlers
+from ci_service.services.graph import nodes as graph_nodes
+from ci_service.services.graph import projection as graph_projection
 from ci_service.services.search import upkeep
 
 events.on_emit(delivery.fan_out)
+graph_nodes.before_read(graph_projection.catch_up)  # deals' nodes written after them
 lifecycle.on_job_failed(changes.job_failed)
 scheduler.provide("delivery", delivery.wake)
 scheduler.provide("digest", digest.enqueue_due_digests)

@@ -3,7 +3,7 @@ solutions."""
 
 from __future__ import annotations
 
-from peewee import BooleanField, CharField, ForeignKeyField, TextField
+from peewee import SQL, BooleanField, CharField, ForeignKeyField, TextField
 
 from ci_service.store.base import BaseModel, JSONField, UTCDateTimeField
 from ci_service.store.competitors import Competitor
@@ -58,6 +58,9 @@ class Deal(BaseModel):
     created_by_user_id = CharField(max_length=64, null=True)
     created_at = UTCDateTimeField(default=utcnow, index=True)
     updated_at = UTCDateTimeField(default=utcnow)
+    # Issue 31: the deal's graph nodes are still to be written (services/graph/projection.py).
+    # The database default is false: a deal written any other way has no nodes waiting.
+    graph_pending = BooleanField(default=False, constraints=[SQL("DEFAULT FALSE")])
 
 
 class Organization(BaseModel):

@@ -235,3 +235,22 @@ def create_mutes(db):
 
     db.create_tables([Mute])
     install_triggers(db)
+
+
+@migration("0024_deal_graph_pending")
+def add_deal_graph_pending(db):
+    # Issue 31: a deal whose graph nodes are still to be written (services/graph/
+    # projection.py). One ALTER with a literal default (see add_column_if_missing); the
+    # partial index finds the waiting deals (few, and none most of the time) without
+    # growing with the table. Queries compare with the same literal, so SQLite uses it.
+    from ci_service.store.engine import is_postgres
+
+    if "graph_pending" not in {c.name for c in db.get_columns("deal")}:
+        kind = "BOOLEAN" if is_postgres(db) else "INTEGER"
+        db.execute_sql(
+            f'ALTER TABLE "deal" ADD COLUMN "graph_pending" {kind} NOT NULL DEFAULT FALSE'
+        )
+    db.execute_sql(
+        "CREATE INDEX IF NOT EXISTS deal_graph_pending ON deal (workspace_id, created_at) "
+        "WHERE graph_pending = TRUE"
+    )

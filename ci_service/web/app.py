@@ -22,6 +22,7 @@ from ci_service.web import auth, outages, response_cache
 from ci_service.web.api import Api
 from ci_service.web.errors import register_error_handlers
 from ci_service.web.json_provider import OrjsonProvider
+from ci_service.web.url_rules import LazyBuildRule
 
 log = logging.getLogger("ci_service")
 
@@ -62,6 +63,7 @@ def create_app(
         settings = settings.with_overrides(**overrides)
 
     app = Flask("ci_service", static_folder=None)  # the pages blueprint serves /static
+    app.url_rule_class = LazyBuildRule  # url_for's code compiled on first use (start-up)
     app.config.update(
         CI_SETTINGS=settings,
         MAX_CONTENT_LENGTH=max(settings.max_upload_bytes, settings.max_json_bytes),

@@ -8,14 +8,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from ci_service.intel.crawl import normalize_url
+from ci_service.intel.urls import normalize_url
 from ci_service.store import statements
 from ci_service.store.alerts import Mute, Subscription
 from ci_service.store.events import Event
 
 
 def normal_url(value: str | None) -> str | None:
-    """The form URLs are stored and compared in: the crawler's (``intel.crawl.normalize_url``:
+    """The form URLs are stored and compared in: the crawler's (``intel.urls.normalize_url``:
     lower-case scheme and host, no default port, userinfo or fragment, so a ``#:~:text=``
     quote link is the same page) without a trailing slash; None for what is not an http(s)
     URL with a host."""

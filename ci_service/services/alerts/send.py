@@ -35,18 +35,18 @@ import re
 import threading
 import time
 from dataclasses import dataclass
-
-import httpx
+from typing import TYPE_CHECKING
 
 from ci_service import __version__
 from ci_service.intel.errors import BlockedUrl
-from ci_service.intel.fetch import retry_after_seconds
-from ci_service.intel.netguard import (
-    GuardedTransport,
-    check_url,
-    deadline_scope,
-    host_problem,
-)
+from ci_service.intel.retry_after import retry_after_seconds
+
+if TYPE_CHECKING:
+    import httpx
+
+# httpx and the SSRF guard (which builds on it) are imported where a webhook is checked or
+# sent, not with this module: the web app imports it for its rules, and httpx took about
+# 55 ms of every start (issue 31).
 
 USER_AGENT = f"ci-service/{__version__} (webhooks)"
 RETRY_STATUSES = frozenset({408, 429})
@@ -146,6 +146,10 @@ class WebhookSender:
     @property
     def client(self) -> httpx.Client:
         if self._client is None:
+            import httpx
+
+            from ci_service.intel.netguard import GuardedTransport
+
             self._client = httpx.Client(
                 transport=GuardedTransport(allow_private=self.allow_private),
                 follow_redirects=False,
@@ -156,6 +160,10 @@ class WebhookSender:
 
     def send(self, url: str, secrets: list[str], message_id: str, body: str) -> Outcome:
         """POST ``body`` signed with ``secrets`` to ``url``; never raises."""
+        import httpx
+
+        from ci_service.intel.netguard import check_url, deadline_scope
+
         try:
             check_url(url, allow_private=self.allow_private)
         except BlockedUrl as exc:
@@ -210,6 +218,8 @@ def apprise_problem(plugin, *, allow_private: bool, timeout: float | None = None
     ``timeout`` bounds each lookup (None, when sending: as long as the resolver takes, so a
     slow answer is still vetted before Apprise resolves the name itself).
     """
+    from ci_service.intel.netguard import host_problem
+
     for host in _hosts(plugin):
         problem = host_problem(host, allow_private=allow_private, timeout=timeout)
         if problem is not None:
@@ -226,6 +236,8 @@ def target_problem(
     resolves (within ``timeout``) to a refused address. A name that does not resolve now
     passes; the send checks it again. ``url`` is already known to be well formed.
     """
+    from ci_service.intel.netguard import check_url, host_problem
+
     if channel == "webhook":
         try:
             host = check_url(url, allow_private=allow_private).host

@@ -248,6 +248,7 @@ def clear_cache() -> None:
 
 def node_refs(workspace_id: str) -> dict[str, tuple[str | None, str | None]]:
     """node id -> (ref_type, ref_id): the record a node stands for or belongs to."""
+    graph.up_to_date(workspace_id)
     query = GraphNode.select(GraphNode.id, GraphNode.ref_type, GraphNode.ref_id).where(
         GraphNode.workspace == workspace_id
     )
@@ -257,6 +258,7 @@ def node_refs(workspace_id: str) -> dict[str, tuple[str | None, str | None]]:
 def node_index(workspace_id: str) -> list[dict[str, Any]]:
     """The workspace's nodes in the order of ``graph_elements`` (id, name, label, color,
     refType, refId, evidenceIds), read without the edges: the graph page's node list."""
+    graph.up_to_date(workspace_id)
     query = (
         GraphNode.select(
             GraphNode.id,

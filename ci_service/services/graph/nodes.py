@@ -15,7 +15,7 @@ until the transaction ends.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from datetime import timedelta
 from typing import Any, NamedTuple
 
@@ -301,8 +301,25 @@ def prune(
     return query.execute()
 
 
+_BEFORE_READ: list[Callable[[str], None]] = []
+
+
+def before_read(hook: Callable[[str], None]) -> None:
+    """Run ``hook(workspace_id)`` before every read of a workspace's graph: a writer that
+    defers its nodes (services/graph/projection.py) writes what waits."""
+    if hook not in _BEFORE_READ:
+        _BEFORE_READ.append(hook)
+
+
+def up_to_date(workspace_id: str) -> None:
+    """What every read of the graph calls first (:func:`before_read`)."""
+    for hook in _BEFORE_READ:
+        hook(workspace_id)
+
+
 def counts(workspace_id: str) -> tuple[int, int]:
     """(nodes, edges) of a workspace."""
+    up_to_date(workspace_id)
     nodes = GraphNode.select().where(GraphNode.workspace == workspace_id).count()
     edges = GraphEdge.select().where(GraphEdge.workspace == workspace_id).count()
     return nodes, edges
@@ -324,6 +341,7 @@ def node_data(node: GraphNode) -> dict[str, Any]:
 def graph_elements(workspace_id: str) -> dict[str, Any]:
     """``{elements: {nodes, edges}}`` in the generic visualization element format; a node's
     ``data`` also holds its :data:`NODE_PROPERTIES` (a PERSON's title and evidence)."""
+    up_to_date(workspace_id)
     nodes = (
         GraphNode.select()
         .where(GraphNode.workspace == workspace_id)

@@ -221,58 +221,103 @@ def sync_competes_with(workspace_id: str) -> None:
         )
 
 
-def sync_deal(
-    deal: Deal, competitors: list[Competitor] | None = None, *, new: bool = False
-) -> None:
-    """The deal's nodes and edges, in a handful of statements (issue 16): one SELECT of
-    every node it touches (by key, and the nodes the deal owns), one upsert of the nodes
-    that are new or changed, one insert of the edges. Only an update of a deal already in
-    the graph reads the deal's edges and deletes stale ones (another prospect or
-    competitor), the nodes of arguments it no longer has and the prospects that lost
-    their last deal. ``competitors``: the rows of the deal's ``competitor_ids`` when the
-    caller has read them already (id and name are all this needs). ``new``: the deal was
-    inserted in this transaction, so it owns no node yet and its own keys (built from its
-    fresh id) are not looked up (issue 31: the create path)."""
-    ws = deal.workspace_id
+def _deal_competitors(deal: Deal, given: dict[str, Competitor]) -> list[Competitor]:
+    """The rows of the deal's competitors, in its order (``given``: those read already; the
+    others are read here)."""
     ids = list(deal.competitor_ids or [])
     if deal.competitor_id and deal.competitor_id not in ids:
         ids.insert(0, deal.competitor_id)  # a row written before the list existed
-    given = {c.id: c for c in competitors or []}
     if any(cid not in given for cid in ids):
         read = Competitor.select(Competitor.id, Competitor.name).where(
-            Competitor.workspace == ws, Competitor.id.in_(ids)
+            Competitor.workspace == deal.workspace_id, Competitor.id.in_(ids)
         )
-        given.update({c.id: c for c in read})
-    against_rows = [given[cid] for cid in ids if cid in given]
-    deal_key = _key("DEAL", deal.id)
-    prospect_name = deal.prospect_company_name.strip()
-    prospect_key = _key("PROSPECT", prospect_name.casefold())
-    specs = [
-        graph.NodeSpec(
-            "DEAL", deal_key, f"{deal.prospect_company_name} ({deal.outcome})", "deal", deal.id
-        ),
-        graph.NodeSpec("ORGANIZATION", prospect_key, prospect_name, "prospect"),
-    ]
-    specs += [_competitor_spec(c) for c in against_rows]
-    argument_keys = [_key("ARGUMENT", f"{deal.id}:{i}") for i in range(len(deal.arguments or []))]
-    specs += [
-        graph.NodeSpec("ARGUMENT", key, argument, "deal", deal.id)
-        for key, argument in zip(argument_keys, deal.arguments or [], strict=True)
-    ]
-    if new:
-        shared = [ORG_KEY, prospect_key, *(_key("COMPETITOR", c.id) for c in against_rows)]
-        found = graph.find_nodes(ws, shared)
-    else:
-        keys = [ORG_KEY, *(s.key for s in specs)]
-        found = graph.find_nodes(ws, keys, owner=("deal", deal.id))
-    in_graph = deal_key in found
-    nodes = graph.upsert_nodes(ws, specs, existing=found)
-    node, prospect = nodes[deal_key], nodes[prospect_key]
-    against = [nodes[_key("COMPETITOR", c.id)] for c in against_rows]
+        given = {**given, **{c.id: c for c in read}}
+    return [given[cid] for cid in ids if cid in given]
+
+
+class _DealShape:
+    """The nodes a deal stands for and the keys of the edges between them."""
+
+    __slots__ = ("argument_keys", "competitor_keys", "deal_key", "prospect_key", "specs")
+
+    def __init__(self, deal: Deal, against: list[Competitor]) -> None:
+        self.deal_key = _key("DEAL", deal.id)
+        prospect_name = deal.prospect_company_name.strip()
+        self.prospect_key = _key("PROSPECT", prospect_name.casefold())
+        self.competitor_keys = [_key("COMPETITOR", c.id) for c in against]
+        arguments = deal.arguments or []
+        self.argument_keys = [_key("ARGUMENT", f"{deal.id}:{i}") for i in range(len(arguments))]
+        self.specs = [
+            graph.NodeSpec(
+                "DEAL",
+                self.deal_key,
+                f"{deal.prospect_company_name} ({deal.outcome})",
+                "deal",
+                deal.id,
+            ),
+            graph.NodeSpec("ORGANIZATION", self.prospect_key, prospect_name, "prospect"),
+            *(_competitor_spec(c) for c in against),
+            *(
+                graph.NodeSpec("ARGUMENT", key, argument, "deal", deal.id)
+                for key, argument in zip(self.argument_keys, arguments, strict=True)
+            ),
+        ]
+
+    def edges(self, nodes: dict[str, GraphNode], org: GraphNode | None) -> list[tuple]:
+        node = nodes[self.deal_key]
+        edges = [(org, node, "HAS_DEAL")] if org is not None else []
+        edges.append((node, nodes[self.prospect_key], "FOR_PROSPECT"))
+        edges += [(node, nodes[key], "AGAINST_COMPETITOR") for key in self.competitor_keys]
+        edges += [(node, nodes[key], "HAS_ARGUMENT") for key in self.argument_keys]
+        return edges
+
+
+def add_new_deals(
+    workspace_id: str, deals: list[Deal], competitors: dict[str, Competitor] | None = None
+) -> None:
+    """The nodes and edges of deals of one workspace that have none yet, in three
+    statements however many deals: one SELECT of the nodes they can share (the
+    organization, prospects, competitors), one upsert of the nodes, one insert of the
+    edges. Their own nodes are keyed by their ids, so nothing of theirs is looked up; and
+    the result is what :func:`sync_deal` would leave, deal after deal (a prospect named by
+    two deals is one node, named as the later deal writes it). ``competitors``: rows of
+    the deals' competitors read already (id and name are all this needs)."""
+    if not deals:
+        return
+    given = dict(competitors or {})
+    shapes = [_DealShape(deal, _deal_competitors(deal, given)) for deal in deals]
+    shared = {ORG_KEY}
+    for shape in shapes:
+        shared.add(shape.prospect_key)
+        shared.update(shape.competitor_keys)
+    found = graph.find_nodes(workspace_id, shared)
+    nodes = graph.upsert_nodes(
+        workspace_id, [spec for shape in shapes for spec in shape.specs], existing=found
+    )
+    org = found.get(ORG_KEY)
+    graph.link_many(workspace_id, [edge for shape in shapes for edge in shape.edges(nodes, org)])
+
+
+def sync_deal(deal: Deal, competitors: list[Competitor] | None = None) -> None:
+    """The nodes and edges of a deal that may be in the graph already (an update): one
+    SELECT of every node it touches (by key, and the nodes the deal owns), one upsert of
+    the nodes that are new or changed, one insert of the edges; then the stale edges
+    (another prospect or competitor), the nodes of arguments it no longer has and the
+    prospects that lost their last deal are removed. ``competitors``: the rows of the
+    deal's ``competitor_ids`` when the caller has read them already. A new deal's nodes are
+    written by :func:`add_new_deals` (services/graph/projection.py)."""
+    ws = deal.workspace_id
+    shape = _DealShape(deal, _deal_competitors(deal, {c.id: c for c in competitors or []}))
+    keys = [ORG_KEY, *(s.key for s in shape.specs)]
+    found = graph.find_nodes(ws, keys, owner=("deal", deal.id))
+    in_graph = shape.deal_key in found
+    nodes = graph.upsert_nodes(ws, shape.specs, existing=found)
+    node, prospect = nodes[shape.deal_key], nodes[shape.prospect_key]
 
     dropped_prospects: list[str] = []
     if in_graph:
-        keep = {"FOR_PROSPECT": {prospect.id}, "AGAINST_COMPETITOR": {n.id for n in against}}
+        against = {nodes[key].id for key in shape.competitor_keys}
+        keep = {"FOR_PROSPECT": {prospect.id}, "AGAINST_COMPETITOR": against}
         edges = GraphEdge.select(GraphEdge.id, GraphEdge.target, GraphEdge.label).where(
             GraphEdge.workspace == ws,
             GraphEdge.source == node.id,
@@ -283,14 +328,9 @@ def sync_deal(
             GraphEdge.delete().where(GraphEdge.id.in_([e.id for e in stale])).execute()
         dropped_prospects = [e.target_id for e in stale if e.label == "FOR_PROSPECT"]
 
-    org = found.get(ORG_KEY)
-    edges = [(org, node, "HAS_DEAL")] if org is not None else []
-    edges.append((node, prospect, "FOR_PROSPECT"))
-    edges += [(node, target, "AGAINST_COMPETITOR") for target in against]
-    edges += [(node, nodes[key], "HAS_ARGUMENT") for key in argument_keys]
-    graph.link_many(ws, edges)
+    graph.link_many(ws, shape.edges(nodes, found.get(ORG_KEY)))
 
-    keys = {deal_key, *argument_keys}
+    keys = {shape.deal_key, *shape.argument_keys}
     graph.remove_nodes(
         n.id
         for n in found.values()

@@ -13,7 +13,9 @@ WON deal can say whom we beat:
 - Deleting a competitor removes it from every deal's list (the ``cleanup`` hook below);
   the deal stays.
 
-Recording a deal is a ``deal.recorded`` event, written in the same transaction."""
+Recording a deal is a ``deal.recorded`` event, written in the same transaction. Its graph
+nodes are written after it (services/graph/projection.py): the deal is stored with
+``graph_pending`` set, and every read of the graph finds them written."""
 
 from __future__ import annotations
 
@@ -38,6 +40,7 @@ from ci_service.services.common.fields import (
     page,
     unique,
 )
+from ci_service.services.graph import projection as graph_projection
 from ci_service.services.graph import sync as graph_sync
 from ci_service.store import statements
 from ci_service.store.competitors import Competitor
@@ -153,6 +156,7 @@ def create_deal(workspace_id: str, data: dict[str, Any], *, user_id: str | None 
         competitor=competitor_id,
         competitor_ids=_in_deal(values["outcome"], competitor_id, listed),
         created_by_user_id=user_id,
+        graph_pending=True,  # its nodes: services/graph/projection.py
     )
     for key, attr in _ATTRS.items():
         if key in values:
@@ -164,8 +168,8 @@ def create_deal(workspace_id: str, data: dict[str, Any], *, user_id: str | None 
         _check_listed(listed, found)
         row.created_at = row.updated_at = utcnow()  # in the order deals are written
         statements.insert_model(row)
-        graph_sync.sync_deal(row, [found[cid] for cid in row.competitor_ids], new=True)
         change_events.deal_recorded(row, competitor)
+        database.after_commit(graph_projection.wake)
     return row
 
 
@@ -220,6 +224,7 @@ def update_deal(workspace_id: str, deal_id: str, data: dict[str, Any]) -> Deal:
             if key in values:
                 setattr(row, attr, values[key])
         row.updated_at = utcnow()
+        row.graph_pending = False  # written here, whether or not it was still waiting
         row.save()
         graph_sync.sync_deal(row, [found[cid] for cid in row.competitor_ids])
     return row
