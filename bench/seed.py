@@ -4,8 +4,8 @@
 API key, competitor and product ids. Seeding is fast but faithful:
 
 - workspace, API key, products, competitors and deals go through the services (the same
-  rows and graph nodes the REST routes write); deals are committed 200 per transaction
-  (each deal is a savepoint inside it);
+  rows and graph nodes the REST routes and serve's graph projector write); deals are
+  committed 200 per transaction (each deal is a savepoint inside it);
 - the collect jobs that creating a competitor queues are marked completed, so ``serve``
   does not crawl the fake ``*.example`` websites;
 - battlecards are bulk inserts of the real table with the real ``search_text`` (SQLite
@@ -123,6 +123,7 @@ def seed_intel(ws_id: str, competitors: list[list[str]], start: int, count: int)
 
 def seed_base(spec: dict) -> dict:
     from ci_service.services.battlecards.content import search_text
+    from ci_service.services.graph import projection as graph_projection
     from ci_service.services.identity import api_keys as apikeys
     from ci_service.services.workspace import deals, products
     from ci_service.services.workspace.competitors import create_competitor
@@ -211,6 +212,10 @@ def seed_base(spec: dict) -> dict:
                         "arguments": rng.sample(["price", "integrations", "support", "sso"], 2),
                     },
                 )
+            # Their graph nodes, as serve's projector writes them (services/graph/
+            # projection.py): a seeded database is one that has been served.
+            while graph_projection.project_pending(ws.id):
+                pass
 
     seed_intel(ws.id, competitors, 0, spec.get("intel", 0))
     return {

@@ -117,6 +117,29 @@ def test_the_queue_summary_is_installed_once(monkeypatch):
     assert summarize_queue_warnings() is first and logger.filters == [first]
 
 
+def test_the_dispatcher_makes_no_log_record_for_a_folded_queue_warning(monkeypatch):
+    logger = logging.getLogger("waitress.queue")
+    monkeypatch.setattr(logger, "filters", [])
+    made = []
+    original = logging.Logger.makeRecord
+    monkeypatch.setattr(
+        logging.Logger,
+        "makeRecord",
+        lambda self, *a, **k: made.append(a[4]) or original(self, *a, **k),
+    )
+    dispatcher = task_dispatcher(1)
+    try:
+        for depth in (2, 5, 3):
+            dispatcher.queue_logger.warning("Task queue depth is %d", depth)
+        assert made == ["Task queue depth is %d"]  # the first only: the others folded
+        summary = logger.filters[0]
+        summary._next = 0.0  # a minute later
+        dispatcher.queue_logger.warning("Task queue depth is %d", 1)
+        assert made[-1].startswith("Task queue depth is %d; %d more such")
+    finally:
+        dispatcher.shutdown()
+
+
 @pytest.mark.backends("sqlite")  # waitress's queue, not the database
 def test_a_busy_serve_logs_its_queue_depth_once_not_per_request(database_url):
     """One waitress thread and bursts of 24 requests at once: every burst queues requests

@@ -1,0 +1,141 @@
+"""Side by side: ``serve`` of another commit, ``serve`` of this checkout and the bare app.
+
+Issue 31's figures move with the machine from one hour to the next, so a change is judged
+by running the code before it beside the code after it: three servers, each on its own
+database seeded alike (bench/seed.py: 50 competitors, 200 deals), driven in alternating
+rounds by the same load generator as ``python -m bench`` (bench/rest.py ``alternate``: wrk,
+8 connections, 4 waitress threads each). For writes, this checkout's rounds end when no
+deal waits for its graph nodes (``graph_settled``), as in ``python -m bench``; the other
+commit's do too when it has the column.
+
+Usage: python -m bench.versus COMMIT [--what read|write] [--rounds 5] [--duration 5]
+Prints the median req/s, server CPU per request and the ratios as JSON.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sqlite3
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import httpx
+
+from bench import procs, rest
+
+
+def worktree(commit: str, into: Path) -> Path:
+    path = into / "other"
+    subprocess.run(
+        ["git", "-C", str(procs.ROOT), "worktree", "add", "--detach", str(path), commit],
+        check=True,
+        capture_output=True,
+    )
+    return path
+
+
+def other_serve(root: Path, database: str, threads: int) -> procs.Server:
+    """``serve`` of the checkout at ``root`` (its own modules and bytecode cache)."""
+    saved = procs.ROOT
+    procs.ROOT = root  # the child's working directory and PYTHONPATH
+    try:
+        server = procs.serve(database, threads=threads)
+        server.env["PYTHONPYCACHEPREFIX"] = str(root / ".bench-pycache")
+        return server.start()
+    finally:
+        procs.ROOT = saved
+
+
+def _has_pending_column(database: str) -> bool:
+    with sqlite3.connect(database) as conn:
+        return any(row[1] == "graph_pending" for row in conn.execute("PRAGMA table_info(deal)"))
+
+
+def spec(what: str, info: dict, server: procs.Server, *, bare: bool) -> dict:
+    headers = {} if bare else {"X-API-Key": info["key"]}
+    if what == "read":
+        return {"urls": server.url + "/api/competitors", "headers": headers}
+    body = procs.deal_body(info["competitors"][0][0], "Load")
+    out = {"urls": server.url + "/api/deals", "method": "POST", "headers": headers, "body": body}
+    if not bare and _has_pending_column(info["db"]):
+        out["settle"] = rest.graph_settled(info["db"])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench.versus", description=__doc__)
+    parser.add_argument("commit")
+    parser.add_argument("--what", choices=("read", "write"), default="write")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--duration", type=float, default=5.0)
+    parser.add_argument("--threads", type=int, default=4)
+    parser.add_argument("--clients", type=int, default=8)
+    args = parser.parse_args(argv)
+    work = Path(tempfile.mkdtemp(prefix="ci-versus-"))
+    other_root = worktree(args.commit, work)
+    servers: list[procs.Server] = []
+    try:
+        infos = {}
+        for name in ("other", "this", "bare"):
+            db = str(work / f"{name}.db")
+            infos[name] = {
+                **procs.seed(db, {"competitors": 50, "deals": 200, "intel": 0}),
+                "db": db,
+            }
+        other = other_serve(other_root, infos["other"]["db"], args.threads)
+        servers.append(other)
+        this = procs.serve(infos["this"]["db"], threads=args.threads).start()
+        servers.append(this)
+        body_file = None
+        if args.what == "read":  # the bare app answers this checkout's bytes from memory
+            answer = httpx.get(
+                this.url + "/api/competitors", headers={"X-API-Key": infos["this"]["key"]}
+            )
+            body_file = work / "competitors.json"
+            body_file.write_text(answer.text)
+        bare = procs.baseline(
+            threads=args.threads, body_file=body_file,
+            database=infos["bare"]["db"], workspace=infos["bare"]["workspace"],
+        ).start()  # fmt: skip
+        servers.append(bare)
+        load = argparse.Namespace(
+            load_rounds=args.rounds, clients=args.clients, duration=args.duration, driver="auto"
+        )
+        participants = [
+            (name, server, spec(args.what, infos[name], server, bare=name == "bare"))
+            for name, server in (("other", other), ("this", this), ("bare", bare))
+        ]
+        got = rest.alternate(load, participants, work)
+    finally:
+        for server in servers:
+            server.stop()
+        subprocess.run(
+            ["git", "-C", str(procs.ROOT), "worktree", "remove", "--force", str(other_root)],
+            capture_output=True,
+        )
+    out = {
+        "commit": args.commit,
+        "what": args.what,
+        **{
+            name: {
+                "rps": round(got[name]["rps"], 1),
+                "rps_rounds": got[name]["rps_rounds"],
+                "cpu_ms": round(got[name]["cpu"] * 1000, 3),
+                "non2xx": got[name]["non2xx"],
+                **({"settle_s": got[name]["settle_s"]} if "settle_s" in got[name] else {}),
+            }
+            for name in ("other", "this", "bare")
+        },
+        "other/bare": round(got["other"]["rps"] / got["bare"]["rps"], 3),
+        "this/bare": round(got["this"]["rps"] / got["bare"]["rps"], 3),
+        "this/other": round(got["this"]["rps"] / got["other"]["rps"], 3),
+    }
+    print(json.dumps(out, indent=1))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
