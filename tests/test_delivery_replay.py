@@ -379,8 +379,9 @@ def test_digest_now_by_api_dedupes_and_keeps_the_scheduled_one(api, private_ok, 
         titles = sorted(e["title"] for g in digest["competitors"] for e in g["events"])
         assert titles == ["Card v2", "News", "Other card", "Page v2"]
         assert digest["eventCount"] == 4 and digest["period"] == "daily"
-        # the scheduled digest of the period still comes, with its whole day
-        key, _start, end = last_period("daily", clock.now + timedelta(days=1))
+        # the scheduled digest of the period still comes, with its whole day: the day of
+        # the events, which is yesterday when this runs before 02:00 UTC
+        key, _start, end = last_period("daily", start + timedelta(days=1))
         with connection():
             digest_scan(end + timedelta(minutes=1))
         keys = {d.digest_key for d in deliveries(sub.id)}
