@@ -4,8 +4,9 @@ glibc serves an allocation above ``M_MMAP_THRESHOLD`` (128 KiB) with its own ``m
 unmaps it on ``free``, but raises that threshold each time such a block is freed, up to
 32 MiB. numpy's temporaries (a search's scores, a batch of embeddings) then come from the
 heap of whichever thread made them, and a heap keeps what it once held: four server
-threads doing searches kept about 30 MB more resident than the same work with the
-threshold fixed (issue 31: serve's RSS at 100,000 intel items, 204 → 174 MB). Setting the
+threads doing searches kept over 20 MB more resident than the same work with the
+threshold fixed (issue 31: serve's RSS after searches at 100,000 intel items, 204 → 181
+MB, docs/benchmarks.md). Setting the
 threshold explicitly is what fixes it (``mallopt``'s documented effect); the cost is a
 ``mmap``/``munmap`` pair per large temporary, which the benchmark's search figures do
 not show.

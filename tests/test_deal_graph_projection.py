@@ -20,10 +20,10 @@ def _pending(api) -> int:
 
 
 def _graph(api) -> tuple[set, set]:
-    """The workspace's graph with ids replaced by keys: comparable across workspaces."""
+    """The workspace's graph with node ids replaced by keys."""
     with connection():
         nodes = list(GraphNode.select().where(GraphNode.workspace == api.workspace_id))
-        key = {n.id: n.key.replace(api.workspace_id, "WS") for n in nodes}
+        key = {n.id: n.key for n in nodes}
         edges = GraphEdge.select().where(GraphEdge.workspace == api.workspace_id)
         return (
             {(key[n.id], n.label, n.name, n.ref_type) for n in nodes},

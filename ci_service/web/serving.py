@@ -135,8 +135,7 @@ class QueueDepthSummary(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         if getattr(record, "queue_summarized", False):
             return True  # QueueWarnings decided already
-        args = record.args if isinstance(record.args, tuple) else ()
-        depth = args[0] if len(args) == 1 and isinstance(args[0], int) else None
+        depth = queue_depth(record.args if isinstance(record.args, tuple) else ())
         if depth is None:
             return True  # not the queue warning: waitress may log more here one day
         admitted = self.admit(depth)
@@ -148,6 +147,14 @@ class QueueDepthSummary(logging.Filter):
 
 
 QUEUE_MESSAGE = "Task queue depth is %d"
+
+
+def queue_depth(args: tuple) -> int | None:
+    """The depth of waitress's "Task queue depth is %d" warning from its arguments; None
+    for anything else logged on its queue logger."""
+    return args[0] if len(args) == 1 and isinstance(args[0], int) else None
+
+
 SUMMARY_MESSAGE = (
     "Task queue depth is %d; %d more such %s in the last %.0f s, the deepest %d "
     "(every thread was busy: see serve --threads)"
@@ -164,7 +171,7 @@ class QueueWarnings:
         self.summary = summary
 
     def warning(self, msg: str, *args) -> None:
-        depth = args[0] if len(args) == 1 and isinstance(args[0], int) else None
+        depth = queue_depth(args)
         if depth is None:
             self.logger.warning(msg, *args)
             return
