@@ -1,11 +1,13 @@
 """A cheap value that changes whenever this thread may see a different database (issue 31).
 
-``change_token()`` on SQLite is this thread's connection, its ``PRAGMA data_version`` (a
-new value after any other connection, in this process or another, has committed) and its
-``total_changes`` (rows this connection itself has changed). Equal tokens before two reads
-mean nothing was committed in between, so the first read's rows are still the rows: what
-lets the key check reuse the row it read (services/identity/auth.py) without giving up
-seeing a revoked key on the very next request. PostgreSQL has no such cheap check: None,
+``change_token()`` on SQLite is this thread's connection, a value that any commit of any
+connection, in this process or another, changes, and the connection's ``total_changes``
+(rows it has changed itself, committed or not). That value is the WAL index's header where
+the process keeps one mapped (``serve`` and ``worker``: store/wal_header.py, a memory
+read), else the connection's ``PRAGMA data_version`` (a statement). Equal tokens before
+two reads mean nothing was committed in between, so the first read's rows are still the
+rows: what lets the key check reuse the row it read (services/identity/auth.py) without
+giving up seeing a revoked key on the very next request. PostgreSQL has no such cheap check: None,
 read again.
 """
 
@@ -21,5 +23,8 @@ def change_token() -> tuple | None:
     if db is None or is_postgres(db) or db.is_closed():
         return None
     conn = db.connection()
+    wal_header = db.wal_header
+    if wal_header is not None:
+        return (conn, wal_header.read(), conn.total_changes)
     (version,) = conn.execute("PRAGMA data_version").fetchone()
     return (conn, version, conn.total_changes)

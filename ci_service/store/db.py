@@ -56,6 +56,7 @@ from ci_service.store.engine import (  # noqa: F401
     transaction,
 )
 from ci_service.store.migrations import migrate
+from ci_service.store.wal_header import WalHeader
 
 log = logging.getLogger("ci_service.db")
 
@@ -218,6 +219,9 @@ class SQLiteDatabase(_ConnectionUpkeep, _StorableParams, SqliteDatabase):
         self.batch = None
         self.writers_waiting = 0
         self.waiting_lock = threading.Lock()
+        # With the writer: the WAL index's header, which tells of any commit without a
+        # statement (store/wal_header.py, store/change_token.py).
+        self.wal_header = None
 
     def open_checked(self) -> None:
         """This thread's connection, opened unless it is: a file connection does not break
@@ -351,6 +355,10 @@ def close_database(db: Database | None = None) -> None:
     if checkpointer is not None:
         db.checkpointer = None
         checkpointer.stop()
+    wal_header = getattr(db, "wal_header", None)
+    if wal_header is not None:
+        db.wal_header = None
+        wal_header.close()
     close_all = getattr(db, "close_all", None)
     if close_all is not None:
         close_all()
@@ -360,9 +368,12 @@ def keep_writer_connection(db: Database) -> None:
     """Let write transactions on ``db`` (SQLite) share one connection that stays open until
     ``close_database``: for the long-running processes (``serve``, ``worker``). Elsewhere
     (the CLI, tests) a transaction writes on its thread's connection, so closing that
-    leaves nothing open on the file."""
+    leaves nothing open on the file. These processes also read the WAL index's header
+    for the key check's change token (store/change_token.py)."""
     if isinstance(db, SQLiteDatabase):
         db.keep_writer = True
+        if db.wal_header is None:
+            db.wal_header = WalHeader.open(db.database)
 
 
 @contextmanager
