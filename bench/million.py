@@ -74,10 +74,11 @@ class Texts:
         self.provider = provider
         self.competitors = competitors
         self.rng = np.random.default_rng(seed)
-        vec = provider._vectors  # the static model's token vectors
+        vec = provider._vectors  # the static model's token vectors (float16)
 
         def tokens(text: str):
-            return vec[provider.token_ids(text)].sum(axis=0)
+            # Summed in float32, as the provider's embed does.
+            return vec[provider.token_ids(text)].sum(axis=0, dtype=np.float32)
 
         self.tokens = tokens
         self.word_sum = np.stack([tokens(w) for w in WORDS])

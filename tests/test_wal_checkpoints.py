@@ -26,13 +26,17 @@ ROWS = 3_000  # about 1,500 pages: past SQLite's automatic checkpoint at 1,000
 
 
 def rows_in_the_database_file(path: str) -> int:
-    """Rows of ``scratch`` in the main file alone (the log ignored): what was checkpointed."""
+    """Rows of ``scratch`` in the main file alone (the log ignored): what was checkpointed.
+    -1 when the file was caught mid-checkpoint (read as immutable, without SQLite's locks,
+    its pages can be half copied): a waiting caller just reads again."""
     conn = sqlite3.connect(f"file:{path}?immutable=1", uri=True)
     try:
         found = conn.execute("SELECT count(*) FROM sqlite_master WHERE name = 'scratch'")
         if not found.fetchone()[0]:
             return 0
         return conn.execute("SELECT count(*) FROM scratch").fetchone()[0]
+    except sqlite3.DatabaseError:
+        return -1
     finally:
         conn.close()
 

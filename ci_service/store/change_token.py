@@ -23,7 +23,7 @@ def change_token() -> tuple | None:
     if db is None or is_postgres(db) or db.is_closed():
         return None
     conn = db.connection()
-    wal_header = db.wal_header
+    wal_header = db.commit_signal()
     if wal_header is not None:
         return (conn, wal_header.read(), conn.total_changes)
     (version,) = conn.execute("PRAGMA data_version").fetchone()

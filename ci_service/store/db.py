@@ -220,8 +220,10 @@ class SQLiteDatabase(_ConnectionUpkeep, _StorableParams, SqliteDatabase):
         self.writers_waiting = 0
         self.waiting_lock = threading.Lock()
         # With the writer: the WAL index's header, which tells of any commit without a
-        # statement (store/wal_header.py, store/change_token.py).
+        # statement (store/wal_header.py, store/change_token.py); opened on first use.
         self.wal_header = None
+        self._wal_header_lock = threading.Lock()
+        self._wal_header_tried = False
 
     def open_checked(self) -> None:
         """This thread's connection, opened unless it is: a file connection does not break
@@ -231,6 +233,17 @@ class SQLiteDatabase(_ConnectionUpkeep, _StorableParams, SqliteDatabase):
     def _drop(self, conn) -> None:
         if conn is not self.writer:  # the writer is the process's, closed with it
             conn.close()
+
+    def commit_signal(self):
+        """The WAL index's header of this file in a process that keeps its writer
+        (``serve``, ``worker``), mapped on the first call, not at start-up; None elsewhere,
+        or where it cannot be mapped (store/change_token.py then asks SQLite)."""
+        if self.wal_header is None and self.keep_writer and not self._wal_header_tried:
+            with self._wal_header_lock:
+                if not self._wal_header_tried:
+                    self.wal_header = WalHeader.open(self.database)
+                    self._wal_header_tried = True
+        return self.wal_header
 
     def close_idle_connections(self) -> None:
         """No pool: each thread holds its own file connection."""
@@ -369,11 +382,9 @@ def keep_writer_connection(db: Database) -> None:
     ``close_database``: for the long-running processes (``serve``, ``worker``). Elsewhere
     (the CLI, tests) a transaction writes on its thread's connection, so closing that
     leaves nothing open on the file. These processes also read the WAL index's header
-    for the key check's change token (store/change_token.py)."""
+    for the key check's change token (``SQLiteDatabase.commit_signal``)."""
     if isinstance(db, SQLiteDatabase):
         db.keep_writer = True
-        if db.wal_header is None:
-            db.wal_header = WalHeader.open(db.database)
 
 
 @contextmanager

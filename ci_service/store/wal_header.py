@@ -31,9 +31,7 @@ the old header, so it costs one extra read, never a missed commit.
 
 from __future__ import annotations
 
-import ctypes
 import logging
-import mmap
 import os
 import sqlite3
 
@@ -47,6 +45,8 @@ class WalHeader:
     bytes now. Made with ``open``, which gives None where there is none to read."""
 
     def __init__(self, conn: sqlite3.Connection, address: int) -> None:
+        import ctypes  # here, not at start-up: a process maps one header, on first use
+
         self._conn = conn  # holds SQLite's lock on the index (the module says why)
         self._address = address
         self._bytes = (ctypes.c_char * HEADER_BYTES).from_address(address)
@@ -90,12 +90,15 @@ def _map_header(shm_path: str) -> int | None:
     st = os.stat(shm_path)
     if st.st_size < HEADER_BYTES:
         return None
+    import ctypes
+    import mmap
+
     fd = _open_descriptor(st.st_dev, st.st_ino)
     libc = _libc()
     if fd is None or libc is None:
         return None
     address = libc.mmap(None, HEADER_BYTES, mmap.PROT_READ, mmap.MAP_SHARED, fd, 0)
-    if address in (None, ctypes.c_void_p(-1).value):
+    if address in (None, ctypes.c_void_p(-1).value):  # MAP_FAILED
         return None
     return address
 
@@ -120,6 +123,8 @@ def _open_descriptor(device: int, inode: int) -> int | None:
 def _libc():
     """libc's ``mmap`` and ``munmap``, typed, from the symbols the interpreter itself
     links (no search for the library); None where they are not there."""
+    import ctypes
+
     global _LIBC
     if _LIBC is None:
         try:
