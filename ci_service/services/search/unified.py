@@ -35,6 +35,7 @@ from typing import Any
 
 from ci_service.errors import ValidationFailed
 from ci_service.services.search import window as search_window
+from ci_service.services.search.excerpt import excerpt
 from ci_service.services.search.intel_search import substring_search_rows
 from ci_service.services.search.text import like_pattern, quote_fts
 from ci_service.store.data_version import read_version
@@ -161,16 +162,6 @@ def _matching_rows(workspace_id: str, kind: str, needle: str, limit: int) -> lis
     return hits if cap < 0 else hits[:cap]
 
 
-def _excerpt(text: str, needle: str, width: int = 120) -> str:
-    flat = " ".join((text or "").split())
-    at = flat.casefold().find(needle.casefold())
-    if at < 0:
-        return flat[:width]
-    start = max(0, at - width // 3)
-    piece = flat[start : start + width]
-    return ("…" if start else "") + piece + ("…" if start + width < len(flat) else "")
-
-
 def search(workspace_id: str, q: Any, *, version: int | None = None) -> list[dict[str, Any]]:
     """Search results for ``q`` (see the module docstring). ``version``: the workspace's
     data version when the caller has read it (an API key's lookup does), else read here."""
@@ -196,7 +187,7 @@ def search(workspace_id: str, q: Any, *, version: int | None = None) -> list[dic
                 "type": "battlecard",
                 "id": bid,
                 "title": f"{product or ''} vs {rival or ''} ({mode})",
-                "subtitle": _excerpt(text, needle),
+                "subtitle": excerpt(text, needle),
                 "url": f"/battlecards/{bid}",
                 "score": None,
             }
@@ -210,8 +201,8 @@ def search(workspace_id: str, q: Any, *, version: int | None = None) -> list[dic
                 {
                     "type": "intel",
                     "id": item_id,
-                    "title": title or _excerpt(content, needle, 80),
-                    "subtitle": _excerpt(content, needle),
+                    "title": title or excerpt(content, needle, 80),
+                    "subtitle": excerpt(content, needle),
                     "url": f"/intel/{item_id}",
                     "score": None,
                 }
