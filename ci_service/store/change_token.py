@@ -7,8 +7,8 @@ the process keeps one mapped (``serve`` and ``worker``: store/wal_header.py, a m
 read), else the connection's ``PRAGMA data_version`` (a statement). Equal tokens before
 two reads mean nothing was committed in between, so the first read's rows are still the
 rows: what lets the key check reuse the row it read (services/identity/auth.py) without
-giving up seeing a revoked key on the very next request. PostgreSQL has no such cheap check: None,
-read again.
+giving up seeing a revoked key on the very next request. PostgreSQL has no such cheap
+check: None, read again.
 """
 
 from __future__ import annotations

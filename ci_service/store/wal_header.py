@@ -21,9 +21,9 @@ process's locks on it: opening the ``-shm`` file here and closing it again, or l
 Python's ``mmap`` duplicate a descriptor and close its copy, would silently take SQLite's
 locks away (another process would then truncate the index under this one's mapping: a
 SIGBUS). So the header is mapped with libc's ``mmap`` on the descriptor SQLite itself
-opened, found by its inode, and unmapped with ``munmap``; no descriptor is opened or
-closed here. Where that cannot be done (no ``/proc/self/fd`` or ``/dev/fd``, no libc),
-``open`` gives None and callers ask SQLite.
+opened, found by its inode; no descriptor is opened or closed here. Where that cannot be
+done (no ``/proc/self/fd`` or ``/dev/fd``, no libc), ``open`` gives None and callers ask
+SQLite.
 
 A header read while a commit writes it may mix old and new bytes: that only differs from
 the old header, so it costs one extra read, never a missed commit.
@@ -48,7 +48,6 @@ class WalHeader:
         import ctypes  # here, not at start-up: a process maps one header, on first use
 
         self._conn = conn  # holds SQLite's lock on the index (the module says why)
-        self._address = address
         self._bytes = (ctypes.c_char * HEADER_BYTES).from_address(address)
 
     def read(self) -> bytes:
@@ -77,10 +76,9 @@ class WalHeader:
         return None
 
     def close(self) -> None:
-        if self._address is not None:
-            address, self._address = self._address, None
-            self._bytes = None
-            _libc().munmap(address, HEADER_BYTES)
+        """Close the connection. The mapping (one page) stays until the process exits: a
+        request thread that took this header just before may still read it, and reading
+        unmapped memory would kill the process."""
         self._conn.close()
 
 
@@ -121,15 +119,15 @@ def _open_descriptor(device: int, inode: int) -> int | None:
 
 
 def _libc():
-    """libc's ``mmap`` and ``munmap``, typed, from the symbols the interpreter itself
-    links (no search for the library); None where they are not there."""
+    """libc's ``mmap``, typed, from the symbols the interpreter itself links (no search
+    for the library); None where it is not there."""
     import ctypes
 
     global _LIBC
     if _LIBC is None:
         try:
             libc = ctypes.CDLL(None, use_errno=True)
-            libc.mmap, libc.munmap  # noqa: B018 - both there, or neither is used
+            libc.mmap  # noqa: B018 - there, or None
         except (OSError, AttributeError):
             return None
         libc.mmap.restype = ctypes.c_void_p
@@ -137,8 +135,6 @@ def _libc():
             ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int, ctypes.c_int, ctypes.c_int,
             ctypes.c_long,
         ]  # fmt: skip
-        libc.munmap.restype = ctypes.c_int
-        libc.munmap.argtypes = [ctypes.c_void_p, ctypes.c_size_t]
         _LIBC = libc
     return _LIBC
 
