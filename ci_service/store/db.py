@@ -56,7 +56,6 @@ from ci_service.store.engine import (  # noqa: F401
     transaction,
 )
 from ci_service.store.migrations import migrate
-from ci_service.store.wal_header import WalHeader
 
 log = logging.getLogger("ci_service.db")
 
@@ -238,9 +237,11 @@ class SQLiteDatabase(_ConnectionUpkeep, _StorableParams, SqliteDatabase):
         """The WAL index's header of this file in a process that keeps its writer
         (``serve``, ``worker``), mapped on the first call, not at start-up; None elsewhere,
         or where it cannot be mapped (store/change_token.py then asks SQLite)."""
-        if self.wal_header is None and self.keep_writer and not self._wal_header_tried:
+        if not self._wal_header_tried and self.keep_writer:
             with self._wal_header_lock:
                 if not self._wal_header_tried:
+                    from ci_service.store.wal_header import WalHeader  # ctypes: not at start
+
                     self.wal_header = WalHeader.open(self.database)
                     self._wal_header_tried = True
         return self.wal_header

@@ -23,7 +23,8 @@ locks away (another process would then truncate the index under this one's mappi
 SIGBUS). So the header is mapped with libc's ``mmap`` on the descriptor SQLite itself
 opened, found by its inode; no descriptor is opened or closed here. Where that cannot be
 done (no ``/proc/self/fd`` or ``/dev/fd``, no libc), ``open`` gives None and callers ask
-SQLite.
+SQLite. The module is imported on the first key check (``SQLiteDatabase.commit_signal``),
+not at start-up: ``ctypes`` is not needed before.
 
 A header read while a commit writes it may mix old and new bytes: that only differs from
 the old header, so it costs one extra read, never a missed commit.
@@ -31,7 +32,9 @@ the old header, so it costs one extra read, never a missed commit.
 
 from __future__ import annotations
 
+import ctypes
 import logging
+import mmap
 import os
 import sqlite3
 
@@ -45,8 +48,6 @@ class WalHeader:
     bytes now. Made with ``open``, which gives None where there is none to read."""
 
     def __init__(self, conn: sqlite3.Connection, address: int) -> None:
-        import ctypes  # here, not at start-up: a process maps one header, on first use
-
         self._conn = conn  # holds SQLite's lock on the index (the module says why)
         self._bytes = (ctypes.c_char * HEADER_BYTES).from_address(address)
 
@@ -88,9 +89,6 @@ def _map_header(shm_path: str) -> int | None:
     st = os.stat(shm_path)
     if st.st_size < HEADER_BYTES:
         return None
-    import ctypes
-    import mmap
-
     fd = _open_descriptor(st.st_dev, st.st_ino)
     libc = _libc()
     if fd is None or libc is None:
@@ -121,8 +119,6 @@ def _open_descriptor(device: int, inode: int) -> int | None:
 def _libc():
     """libc's ``mmap``, typed, from the symbols the interpreter itself links (no search
     for the library); None where it is not there."""
-    import ctypes
-
     global _LIBC
     if _LIBC is None:
         try:

@@ -41,12 +41,12 @@ def _around_match(text: str, needle: str, width: int) -> str | None:
 
     With ASCII text and needle, ``casefold`` is ``lower`` and keeps every index. The first
     match in the flat text starts where the first match in the text does (``_first_match``)
-    and at a character that is not whitespace. The flat
-    text before the match is the flattened text before it (plus one space when a word ends
-    there), and after it the flattened rest: a window of either, flattened, is a part of
-    that, exact where it reaches the end of the text or holds enough characters."""
+    and at a character that is not whitespace. The flat text before the match is the
+    flattened text before it (plus one space when a word ends there), and after it the
+    flattened rest: a window of either, flattened, is a part of that, exact where it
+    reaches the end of the text or holds enough characters."""
     raw_at = _first_match(text, needle)
-    if raw_at is None or raw_at < 0:
+    if raw_at is None:
         return None
     before_chars = width // 3
     # The flat text up to the match (a suffix of it, if the window starts late).
@@ -71,17 +71,18 @@ def _around_match(text: str, needle: str, width: int) -> str | None:
 
 def _first_match(text: str, needle: str) -> int | None:
     """Where the first match of ``needle`` in the flat text begins in ``text`` (ASCII
-    both; -1: none), or None when ``needle`` has whitespace other than single spaces
-    between its words (left to ``_whole_text``). A word matches where it is; words with
-    single spaces between them match in the flat text exactly where they stand in the
-    text with any whitespace between them."""
+    both); None when there is none, or when ``needle`` has whitespace other than single
+    spaces between its words (both left to ``_whole_text``). A word matches where it is;
+    words with single spaces between them match in the flat text exactly where they stand
+    in the text with any whitespace between them."""
     words = needle.split()
     if " ".join(words) != needle:
         return None
     if len(words) == 1:
-        return text.lower().find(needle.lower())
+        at = text.lower().find(needle.lower())
+        return at if at >= 0 else None
     found = _phrase(needle.lower()).search(text.lower())
-    return found.start() if found else -1
+    return found.start() if found else None
 
 
 @functools.lru_cache(maxsize=256)
