@@ -8,7 +8,12 @@ rounds by the same load generator as ``python -m bench`` (bench/rest.py ``altern
 deal waits for its graph nodes (``graph_settled``), as in ``python -m bench``; the other
 commit's do too when it has the column.
 
-Usage: python -m bench.versus COMMIT [--what read|write] [--rounds 5] [--duration 5]
+``--what search``: each database also holds 1,000 battlecards and 10,000 intel items (its
+index merged, as ``python -m bench`` does), both servers answer ``GET /api/search`` over
+``python -m bench``'s 8-query mix, and the bare app its ``/healthz`` (the HTTP floor);
+adds the p50/p95 latencies and each server's p95 over the floor's.
+
+Usage: python -m bench.versus COMMIT [--what read|write|search] [--rounds 5] [--duration 5]
 Prints the median req/s, server CPU per request and the ratios as JSON.
 """
 
@@ -25,6 +30,7 @@ from pathlib import Path
 import httpx
 
 from bench import procs, rest
+from bench.wrk import drive
 
 
 def worktree(commit: str, into: Path) -> Path:
@@ -56,6 +62,13 @@ def _has_pending_column(database: str) -> bool:
 
 def spec(what: str, info: dict, server: procs.Server, *, bare: bool) -> dict:
     headers = {} if bare else {"X-API-Key": info["key"]}
+    if what == "search":
+        if bare:
+            return {"urls": server.url + "/healthz"}
+        from bench.run import SEARCH_QUERIES
+
+        paths = [str(httpx.URL("/api/search", params={"q": q})) for q in SEARCH_QUERIES]
+        return {"urls": [server.url + p for p in paths], "headers": headers}
     if what == "read":
         return {"urls": server.url + "/api/competitors", "headers": headers}
     body = procs.deal_body(info["competitors"][0][0], "Load")
@@ -68,7 +81,7 @@ def spec(what: str, info: dict, server: procs.Server, *, bare: bool) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.versus", description=__doc__)
     parser.add_argument("commit")
-    parser.add_argument("--what", choices=("read", "write"), default="write")
+    parser.add_argument("--what", choices=("read", "write", "search"), default="write")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--duration", type=float, default=5.0)
     parser.add_argument("--threads", type=int, default=4)
@@ -81,10 +94,12 @@ def main(argv: list[str] | None = None) -> int:
         infos = {}
         for name in ("other", "this", "bare"):
             db = str(work / f"{name}.db")
-            infos[name] = {
-                **procs.seed(db, {"competitors": 50, "deals": 200, "intel": 0}),
-                "db": db,
-            }
+            size = {"competitors": 50, "deals": 200, "intel": 0}
+            if args.what == "search":
+                size.update(battlecards=1000, intel=10_000)
+            infos[name] = {**procs.seed(db, size), "db": db}
+            if args.what == "search":
+                procs.optimize_index(db)
         other = other_serve(other_root, infos["other"]["db"], args.threads)
         servers.append(other)
         this = procs.serve(infos["this"]["db"], threads=args.threads).start()
@@ -108,6 +123,9 @@ def main(argv: list[str] | None = None) -> int:
             (name, server, spec(args.what, infos[name], server, bare=name == "bare"))
             for name, server in (("other", other), ("this", this), ("bare", bare))
         ]
+        if args.what == "search":  # the windows and the page cache, as python -m bench
+            for _name, _server, one in participants:
+                drive(**one, connections=args.clients, duration=1, work=str(work))
         got = rest.alternate(load, participants, work)
     finally:
         for server in servers:
@@ -126,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
                 "cpu_ms": round(got[name]["cpu"] * 1000, 3),
                 "non2xx": got[name]["non2xx"],
                 **({"settle_s": got[name]["settle_s"]} if "settle_s" in got[name] else {}),
+                "p50_ms": round(got[name]["p50"] * 1000, 2),
+                "p95_ms": round(got[name]["p95"] * 1000, 2),
             }
             for name in ("other", "this", "bare")
         },
@@ -133,6 +153,10 @@ def main(argv: list[str] | None = None) -> int:
         "this/bare": round(got["this"]["rps"] / got["bare"]["rps"], 3),
         "this/other": round(got["this"]["rps"] / got["other"]["rps"], 3),
     }
+    if args.what == "search":
+        floor = got["bare"]["p95"]
+        out["other p95/floor"] = round(got["other"]["p95"] / floor, 3)
+        out["this p95/floor"] = round(got["this"]["p95"] / floor, 3)
     print(json.dumps(out, indent=1))
     return 0
 

@@ -161,6 +161,32 @@ def test_a_failing_write_is_rolled_back_alone(writer_db, make_workspace):
     assert first.callbacks == ["kept"]
 
 
+def test_writes_after_a_failed_one_share_the_group_and_are_kept(writer_db, make_workspace):
+    """Each member after the first runs in the same named savepoint (engine's
+    ``_MemberSavepoint``): one rolled back leaves none behind for the next."""
+    workspace = make_workspace()
+    first = Writer(workspace.id, "kept", group=True)
+    failed = Writer(workspace.id, "failed", group=True, fail=True)
+    last = Writer(workspace.id, "last", group=True)
+    first.hold.clear()
+    first.start()
+    assert first.inside.wait(10)
+    failed.start()
+    last.start()
+    wait_until(lambda: database.obj.writers_waiting == 2)
+    first.hold.set()
+    for writer in (first, failed, last):
+        writer.join(10)
+        assert not writer.is_alive()
+    assert first.error is None and last.error is None
+    assert isinstance(failed.error, RuntimeError)
+    on_disk = titles_on_disk()
+    assert {"kept", "last"} <= on_disk and "failed" not in on_disk
+    assert writer_db.batch is None
+    # Nothing of the group is left open on the writer connection.
+    assert not writer_db.writer.in_transaction
+
+
 def test_a_failing_first_write_hands_nothing_on(writer_db, make_workspace):
     workspace = make_workspace()
     first = Writer(workspace.id, "broken", group=True, fail=True)

@@ -163,3 +163,65 @@ def test_a_key_revoked_by_another_process_is_refused_at_once(settings, make_work
         assert client.get("/api/competitors", headers={"X-API-Key": key}).status_code == 401
     finally:
         shutdown_app(app)
+
+
+def test_a_route_loads_its_body_once_and_everything_else_is_validated(api, monkeypatch):
+    """A JSON body the route's parser loaded reaches the service marked as loaded with
+    that schema, which then does not load it again (``LoadedBody``); a plain dict (the
+    CLI, the tool server) or a body loaded with another schema is validated."""
+    from ci_service.errors import ValidationFailed
+    from ci_service.services.common import fields
+    from ci_service.services.workspace import deals
+
+    schema = fields.schema_instance(deals.DealCreateSchema)
+    loads: list[dict] = []
+    original = type(schema).load
+
+    def counted(self, data, *args, **kwargs):
+        if self is schema:
+            loads.append(data)
+        return original(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(type(schema), "load", counted)
+    body = {"prospectCompanyName": "Initech", "outcome": "WON", "arguments": ["price"]}
+    created = api.post("/api/deals", json=body)
+    assert created.status_code == 200, created.json
+    assert created.json["deal"]["prospectCompanyName"] == "Initech"
+    assert len(loads) == 1
+    bad = api.post("/api/deals", json={"prospectCompanyName": "Initech", "outcome": "TIED"})
+    assert bad.status_code == 400 and "outcome" in bad.json["error"]["details"]["fields"]
+
+    with pytest.raises(ValidationFailed):
+        with connection():
+            deals.create_deal(api.workspace_id, {"prospectCompanyName": "X", "outcome": "TIED"})
+    other = fields.LoadedBody({"prospectCompanyName": "X", "outcome": "TIED"})
+    other.schema = fields.schema_instance(deals.DealUpdateSchema)
+    with pytest.raises(ValidationFailed):
+        fields.load(deals.DealCreateSchema, other)
+
+
+def test_error_responses_are_documented_without_a_wrapper_each(api):
+    doc = api.get("/openapi.json").json
+    responses = doc["paths"]["/api/deals"]["post"]["responses"]
+    assert {"200", "400", "401", "403", "413", "415", "429"} <= set(responses)
+    assert responses["429"] == {"$ref": "#/components/responses/ERROR_429"}
+
+
+def test_only_coroutine_functions_go_through_flask_s_async_check(settings):
+    app = create_app(settings)
+    try:
+
+        def plain():
+            return "sync"
+
+        async def coroutine():
+            return "async"
+
+        assert app.ensure_sync(plain) is plain
+        try:
+            wrapped = app.ensure_sync(coroutine)
+        except RuntimeError:  # Flask without its async extra says so: still not run as is
+            return
+        assert wrapped is not coroutine
+    finally:
+        shutdown_app(app)

@@ -65,6 +65,67 @@ def test_find_equals_a_naive_scan():
     assert TextWindow([]).find("ab", 5) == []
 
 
+@pytest.fixture
+def trigrams_at_once(monkeypatch):
+    """Row trigrams on windows of any size, from the first search that asks."""
+    monkeypatch.setattr(search_window, "GRAMS_MIN_CHARS", 1)
+    monkeypatch.setattr(search_window, "GRAMS_AFTER_SCANS", 1)
+
+
+def test_row_trigrams_find_what_a_scan_finds(trigrams_at_once):
+    rng = random.Random(11)
+    for alphabet in ("ab K", "abcd K", "abcAB日ßéÉ Kxyz", "ab \u0130\u212a\ufb03"):
+        docs = [
+            "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40))) for _ in range(300)
+        ]
+        pairs = [(d, (i,)) for i, d in enumerate(docs)]
+        grams, scan = TextWindow(pairs, grams=True), TextWindow(pairs)
+        for _ in range(1500):
+            needle = "".join(rng.choice(alphabet) for _ in range(rng.randint(3, 12)))
+            source = rng.choice(docs)
+            if rng.random() < 0.5 and len(source) >= 12:  # one that occurs, spaces and all
+                at = rng.randint(0, len(source) - 12)
+                needle = source[at : at + rng.randint(3, 12)]
+            expected = scan.find(needle, -1)
+            assert expected == [
+                (i,) for i, d in enumerate(docs) if needle.casefold() in d.casefold()
+            ]
+            assert grams.find(needle, -1) == expected, (alphabet, needle)
+            assert grams.find(needle, 3) == expected[:3], (alphabet, needle)
+        assert grams.grams is not None
+
+
+def test_row_trigrams_pick_the_rows_of_a_rare_needle(trigrams_at_once):
+    docs = [f"card {n}: vendor{n % 50:04d} pricing and onboarding" for n in range(1000)]
+    window = TextWindow([(d, (i,)) for i, d in enumerate(docs)], grams=True)
+    assert window.find("VENDOR0021", -1) == [(i,) for i in range(21, 1000, 50)]
+    runs = window.grams.runs("vendor0021")
+    assert runs is not None and sum(last - first for first, last in runs) < 100
+    assert window.grams.runs("pricing") is None  # in every row: the plain scan
+    # A phrase of common words: the 9 characters around its space pick its rows.
+    phrase = TextWindow(
+        [(f"{'alpha beta' if n % 40 == 0 else 'beta alpha'} gamma {n}", (n,)) for n in range(800)],
+        grams=True,
+    )
+    assert phrase.find("alpha beta", -1) == [(n,) for n in range(0, 800, 40)]
+    runs = phrase.grams.runs("alpha beta")
+    assert runs is not None and sum(last - first for first, last in runs) < 80
+    assert window.find("ve", 2) == [(0,), (1,)]  # 2 characters: the scan
+    assert window.size > TextWindow([(d, (i,)) for i, d in enumerate(docs)]).size
+
+
+def test_row_trigrams_wait_for_repeated_searches(monkeypatch):
+    # A small window has none (and no room planned for them).
+    assert TextWindow([("tiny", (1,))], grams=True).size == TextWindow([("tiny", (1,))]).size
+    monkeypatch.setattr(search_window, "GRAMS_MIN_CHARS", 1)
+    window = TextWindow([(f"row {n} alpha beta", (n,)) for n in range(50)], grams=True)
+    for _ in range(search_window.GRAMS_AFTER_SCANS - 1):
+        assert window.find("row 7 ", -1) == [(7,)]
+        assert window.grams is None
+    assert window.find("row 7 ", -1) == [(7,)]
+    assert window.grams is not None
+
+
 def test_wide_text_uses_hashed_pairs():
     window = TextWindow([("Straße 日本語", (1,)), ("ÄÖÜ abc", (2,)), ("xyz", (3,))])
     assert window.find("STRASSE", -1) == [(1,)] and window.find("日本", -1) == [(1,)]

@@ -99,6 +99,37 @@ class _Batch:
         self.error: BaseException | None = None
 
 
+class _MemberSavepoint:
+    """The savepoint a group's write after the first runs in, under one fixed name: the
+    members run one after another, each released or rolled back before the next begins,
+    so one name serves them all and its statements are prepared once. (peewee's savepoint
+    names each one after a uuid4, an ``os.urandom`` call that let go of the GIL while the
+    write lock was held; issue 31.) Rolled back, it is also released, so it leaves
+    nothing on SQLite's savepoint stack."""
+
+    __slots__ = ()
+
+    def __enter__(self):
+        database.execute_sql("SAVEPOINT ci_group_member")
+        return self
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc_type is None:
+            try:
+                database.execute_sql("RELEASE ci_group_member")
+                return False
+            except BaseException:
+                self._undo()
+                raise
+        self._undo()
+        return False
+
+    @staticmethod
+    def _undo() -> None:
+        database.execute_sql("ROLLBACK TO ci_group_member")
+        database.execute_sql("RELEASE ci_group_member")
+
+
 class _Transaction(ContextDecorator):
     """``database.atomic()`` that, when it is the outermost transaction (nested calls are
     savepoints and already hold it), takes the write lock: ``WRITE_LOCK`` on PostgreSQL;
@@ -198,7 +229,7 @@ class _Transaction(ContextDecorator):
                 batch = db.batch = _Batch(marker)
             else:
                 database.push_transaction(batch.marker)  # nested blocks become savepoints
-                self._atomic = database.savepoint()
+                self._atomic = _MemberSavepoint()
                 self._atomic.__enter__()
         except BaseException as exc:
             if batch is not None:

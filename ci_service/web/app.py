@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import logging
 import random
 from pathlib import Path
@@ -25,6 +26,20 @@ from ci_service.web.json_provider import OrjsonProvider
 from ci_service.web.url_rules import LazyBuildRule
 
 log = logging.getLogger("ci_service")
+
+
+class _App(Flask):
+    """Flask, asking whether a hook or view is a coroutine function only of what is not a
+    plain function: ``ensure_sync`` runs before every hook, view and flask-smorest
+    wrapper, about ten times a request, and ``inspect.iscoroutinefunction`` unwraps
+    before it reads the same flag (issue 31). Nothing of ours is async; anything that
+    is still goes through Flask's own check."""
+
+    def ensure_sync(self, func):
+        code = getattr(func, "__code__", None)
+        if code is not None and not code.co_flags & inspect.CO_COROUTINE:
+            return func
+        return super().ensure_sync(func)
 
 
 def _new_request_id() -> str:
@@ -65,7 +80,7 @@ def create_app(
     if overrides:
         settings = settings.with_overrides(**overrides)
 
-    app = Flask("ci_service", static_folder=None)  # the pages blueprint serves /static
+    app = _App("ci_service", static_folder=None)  # the pages blueprint serves /static
     app.url_rule_class = LazyBuildRule  # url_for's code compiled on first use (start-up)
     app.config.update(
         CI_SETTINGS=settings,

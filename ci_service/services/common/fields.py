@@ -302,11 +302,23 @@ def schema_instance(schema: type[ma.Schema]) -> ma.Schema:
     return instance
 
 
+class LoadedBody(dict):
+    """A request body that a REST route's parser has loaded with ``schema`` already
+    (web/api.py): ``load`` with the same schema takes it as it is instead of validating
+    it a second time (issue 31: a deal's body was loaded twice, once by the route and
+    once by the service). Anything else, from the CLI, the tool server or a page, is a
+    plain dict and is validated here."""
+
+    __slots__ = ("schema",)
+
+
 def load(schema: type[ma.Schema], data: Any) -> dict[str, Any]:
     """Validate ``data`` with ``schema``; a 400 naming each bad field otherwise.
 
     Update schemas declare no required fields (rather than loading with ``partial``, which
     would also relax the required fields of nested items)."""
+    if type(data) is LoadedBody and data.schema is schema_instance(schema):
+        return dict(data)
     if not isinstance(data, dict):
         raise fail({"body": ["must be a JSON object"]})
     try:

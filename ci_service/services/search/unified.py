@@ -82,7 +82,7 @@ def _matches(
     (services/search/window.py) at ``version``, or from SQL when it has none."""
     if limit <= 0:
         return []
-    window = search_window.window(workspace_id, kind, version, _WINDOW_LOADERS[kind])
+    window = search_window.window(workspace_id, kind, version, _WINDOW_LOADERS[kind], grams=True)
     if window is not None:
         return window.find(needle, limit)
     rows = _matching_rows(workspace_id, kind, needle, limit)
