@@ -2,6 +2,10 @@
 
 Usage: python -m bench.search_window DB [--query zq] [--rounds 30]
 
+The last lines compare the battlecard window's ``find`` for ``--query`` as a scan of the
+whole window and through its row trigrams (``RowGrams``, what a window searched for 3
+characters and more builds after a few searches), and the trigrams' build time.
+
 DB is a ci-service SQLite database (the benchmark's, e.g. from ``python -m bench --keep``;
 it is only read). The SQL is what ``/api/search`` ran before its windows: ``LIKE`` over the
 newest 1,000 intel items and over the workspace's battlecard texts. "cold" is each round on
@@ -93,6 +97,33 @@ def main() -> None:
     for name, samples in timings.items():
         print(f"  {name:7} p50 {median_ms(samples):8.3f} ms")
     print(f"  windows built once in {built * 1000:.1f} ms")
+    if len(args.query) >= 3:
+        compare_trigrams(cards, args.query, args.rounds)
+
+
+def compare_trigrams(cards: list, query: str, rounds: int) -> None:
+    from ci_service.services.search import window as search_window
+
+    pairs = [(text, (rid,)) for rid, text in cards]
+    scan = search_window.TextWindow(pairs)
+    grams = search_window.TextWindow(pairs, grams=True)
+    began = time.perf_counter()
+    for _ in range(search_window.GRAMS_AFTER_SCANS):
+        grams.find(query, 20)  # the searches after which the trigrams are built
+    built = time.perf_counter() - began
+    if grams.grams is None:
+        print("  (no row trigrams: a small window, or a pair of the query in no card)")
+        return
+    assert grams.find(query, -1) == scan.find(query, -1)
+    for name, window in (("scan", scan), ("trigrams", grams)):
+        samples = []
+        for _ in range(rounds):
+            began = time.perf_counter()
+            window.find(query, 20)
+            samples.append(time.perf_counter() - began)
+        print(f"  cards {name:8} p50 {median_ms(samples):8.3f} ms")
+    scans = search_window.GRAMS_AFTER_SCANS
+    print(f"  row trigrams built in {built * 1000:.1f} ms (with {scans} scans)")
 
 
 if __name__ == "__main__":
