@@ -30,7 +30,6 @@ from pathlib import Path
 import httpx
 
 from bench import procs, rest
-from bench.wrk import drive
 
 
 def worktree(commit: str, into: Path) -> Path:
@@ -117,15 +116,15 @@ def main(argv: list[str] | None = None) -> int:
         ).start()  # fmt: skip
         servers.append(bare)
         load = argparse.Namespace(
-            load_rounds=args.rounds, clients=args.clients, duration=args.duration, driver="auto"
-        )
+            load_rounds=args.rounds, clients=args.clients, duration=args.duration,
+            driver="auto", quick=False,
+        )  # fmt: skip
         participants = [
             (name, server, spec(args.what, infos[name], server, bare=name == "bare"))
             for name, server in (("other", other), ("this", this), ("bare", bare))
         ]
         if args.what == "search":  # the windows and the page cache, as python -m bench
-            for _name, _server, one in participants:
-                drive(**one, connections=args.clients, duration=1, work=str(work))
+            rest.warm_up(load, participants, work)
         got = rest.alternate(load, participants, work)
     finally:
         for server in servers:

@@ -76,10 +76,9 @@ class TextWindow:
         # under a stream of writes most versions are never searched that often. Counted
         # in the size from the start, so the cache's budget holds either way.
         self.grams: RowGrams | None = None
-        self._gram_scans = -1  # -1: no trigrams for this window
-        self._gram_lock = None
+        self._gram_scans = 0
+        self._gram_lock = None  # None: no trigrams for this window
         if grams and len(self.folded) >= GRAMS_MIN_CHARS:
-            self._gram_scans = 0
             self._gram_lock = threading.Lock()
             self.size += RowGrams.planned_size(len(self.folded), len(self.rows))
 
@@ -90,7 +89,7 @@ class TextWindow:
         found: list[tuple] = []
         if not target or limit == 0 or "\x00" in target or not self._may_hold(target):
             return found  # (NUL separates the rows: callers strip it from queries)
-        grams = self._trigrams() if len(target) >= 3 and self._gram_scans >= 0 else None
+        grams = self._trigrams() if len(target) >= 3 and self._gram_lock is not None else None
         runs = grams.runs(target) if grams is not None else None
         if runs is None:
             self._scan(target, limit, 0, len(self.rows), found)
@@ -198,7 +197,7 @@ class RowGrams:
         # in a query, so one that does in the text only sets a bit no query asks for).
         side = len(SPAN) // 2
         spaces = np.flatnonzero(points[side : len(points) - side] == 32) + side
-        span_keys = self._keys(np, points, SPAN)[spaces - side] if len(spaces) else spaces
+        span_keys = self._keys(np, points, SPAN, at=spaces - side)
         span_rows = np.searchsorted(np.asarray(starts), spaces, side="right") - 1
         bounds = [*starts, len(folded)]
         for first in range(0, rows, GRAM_BLOCK_ROWS):
@@ -216,14 +215,20 @@ class RowGrams:
             self.counts += present.sum(axis=0, dtype=np.int32)
             self.columns[:, first:last] = np.packbits(present, axis=1, bitorder="little").T
 
-    def _keys(self, np, points, factors: tuple[int, ...]):
-        """The bucket of the ``len(factors)`` characters at each position (as ``_key``)."""
+    def _keys(self, np, points, factors: tuple[int, ...], at=None):
+        """The bucket of the ``len(factors)`` characters starting at each position, or at
+        the positions ``at`` only (as ``_key``)."""
         width = len(factors)
-        if len(points) < width:
-            return np.zeros(0, dtype=np.int64)
-        mixed = np.zeros(len(points) - width + 1, dtype=np.uint64)
-        for i, factor in enumerate(factors):  # uint64 arithmetic wraps, as _key masks
-            mixed += points[i : len(points) - width + 1 + i] * np.uint64(factor)
+        if at is None:
+            count = max(0, len(points) - width + 1)
+            pick = lambda i: points[i : i + count]  # noqa: E731 - one slice per factor
+        else:
+            count = len(at)
+            pick = lambda i: points[at + i]  # noqa: E731 - one gather per factor
+        mixed = np.zeros(count, dtype=np.uint64)
+        if count:
+            for i, factor in enumerate(factors):  # uint64 arithmetic wraps, as _key masks
+                mixed += pick(i) * np.uint64(factor)
         return (mixed >> np.uint64(self.shift)).astype(np.int64)
 
     def _key(self, text: str, factors: tuple[int, ...]) -> int:
