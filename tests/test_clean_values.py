@@ -63,7 +63,7 @@ def html_page(path, markup, title="Pricing"):
     ],
 )
 def test_money_is_written_with_its_currency_and_without_a_trailing_zero(amount, currency, written):
-    from ci_service.pipeline.pricing_money import format_money
+    from ci_service.pipeline.money_format import format_money
 
     assert format_money(amount, currency) == written
 

@@ -127,3 +127,28 @@ def test_loading_the_services_wires_the_layers_below(tmp_path):
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "wired"
+
+
+# What `serve` imports before it answers (cli/serve.py); the site readers stay out of it.
+SERVE_IMPORTS = """
+import sys
+from ci_service.jobs.background import start_background
+from ci_service.services.graph.projection import DealProjector
+from ci_service.web.app import create_app
+readers = ("ci_service.pipeline.page_kinds", "ci_service.pipeline.pricing_money")
+print(" ".join(name for name in readers if name in sys.modules) or "none")
+"""
+
+
+def test_serve_start_up_does_not_load_the_site_readers(tmp_path):
+    # Their patterns compile on import (tens of milliseconds of a start-up that should take
+    # under half a second); the services need only the kind names and money formatting.
+    done = subprocess.run(
+        [sys.executable, "-c", SERVE_IMPORTS],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "none"

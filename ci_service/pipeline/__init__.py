@@ -7,5 +7,7 @@ run it and store what it finds are ``ci_service.services.collection``.
 - ``evidence``: sentences, quotes and text-fragment links of stored evidence
 - ``profile``, ``products``, ``pricing``, ``people``, ``news``, ``integrations``,
   ``capabilities``, ``taxonomy``, ``page_kinds``, ``language``: deterministic extraction
+- ``page_kind_names``, ``money_format``: the kind names and money formatting that services
+  outside the pipeline need, without loading the readers' patterns at start-up
 - ``llm``, ``llm_facts``: the optional OpenAI-compatible provider with validation and fallback
 """

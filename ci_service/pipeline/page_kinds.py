@@ -23,30 +23,26 @@ from urllib.parse import urlsplit
 
 from ci_service.pipeline.article_dates import article_date
 from ci_service.pipeline.html_text import element_text, parse_html
-from ci_service.store.intel import PAGE_KINDS
-
-HOME = "home"
-PRODUCT = "product"  # a product or feature page
-PRICING = "pricing"
-TEAM = "team"  # people with their titles
-ABOUT = "about"  # the company: story, mission, investors
-CONTACT = "contact"
-NEWS_LIST = "news-list"  # a press or news list, a blog index
-POST = "post"  # a dated article: blog post, press release
-CUSTOMER = "customer"  # a customer story or case study
-CAREERS = "careers"  # careers page or a job post
-LEGAL = "legal"  # privacy, terms, cookies
-UTILITY = "utility"  # search, sign-in, thank-you, cart, 404
-ARCHIVE = "archive"  # date, tag, category or author archive; a feed saved as HTML
-OTHER = "other"
-
-KINDS = PAGE_KINDS
-# Pages whose words never become offerings, features, plans, people or news.
-NO_FACTS = frozenset({LEGAL, UTILITY, ARCHIVE})
-# Pages whose words describe what the company sells (offerings, features, capabilities).
-CAPABILITY_KINDS = frozenset({HOME, PRODUCT, PRICING, CUSTOMER, OTHER})
-# Pages that are news: their date is the date the page states.
-NEWS_KINDS = frozenset({POST, NEWS_LIST})
+from ci_service.pipeline.page_kind_names import (  # re-exported: callers use page_kinds.X
+    ABOUT,
+    ARCHIVE,
+    CAPABILITY_KINDS,
+    CAREERS,
+    CONTACT,
+    CUSTOMER,
+    HOME,
+    KINDS,
+    LEGAL,
+    NEWS_KINDS,
+    NEWS_LIST,
+    NO_FACTS,
+    OTHER,
+    POST,
+    PRICING,
+    PRODUCT,
+    TEAM,
+    UTILITY,
+)
 
 # Heading words per kind, in English and the other languages the pipeline reads (German,
 # French, Spanish, Serbian/Croatian/Bosnian Latin). Matched against the title's first part,

@@ -4,7 +4,7 @@ Everything stored for the competitor is read once into a :class:`Reading`:
 
 - *statements* that can show a capability: their offerings' features, capabilities and
   integrations, their price plans and plan features, and the sentences of their
-  capability pages (``page_kinds.CAPABILITY_KINDS``: home, product, pricing, customer and
+  capability pages (``page_kind_names.CAPABILITY_KINDS``: home, product, pricing, customer and
   unclassified pages, plus documents and notes without a page kind). A statement's quote
   must come from such a page: a blog post, a person's bio or a legal page never shows a
   capability;
@@ -38,7 +38,7 @@ from functools import cached_property, lru_cache
 from typing import Any
 
 from ci_service.pipeline.evidence import fragment_url, quote_in, sentences
-from ci_service.pipeline.page_kinds import CAPABILITY_KINDS
+from ci_service.pipeline.page_kind_names import CAPABILITY_KINDS
 from ci_service.services.analysis.feature_terms import (
     SOON,
     Terms,

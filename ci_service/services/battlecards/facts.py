@@ -30,7 +30,7 @@ import re
 from typing import Any
 
 from ci_service.pipeline.evidence import fragment_url, sentences
-from ci_service.pipeline.pricing_money import format_amount, format_money
+from ci_service.pipeline.money_format import format_amount, format_money
 from ci_service.services.analysis.claims import (  # noqa: F401 (re-exported)
     Claim,
     Facts,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from flask import current_app, redirect, request, url_for
 
 from ci_service.errors import NotFound, UpgradeRequired, ValidationFailed
-from ci_service.pipeline.pricing_money import format_money
+from ci_service.pipeline.money_format import format_money
 from ci_service.services.battlecards import cards as battlecards
 from ci_service.services.identity.auth import WRITE
 from ci_service.services.workspace import jobs, overview
