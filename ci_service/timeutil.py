@@ -61,9 +61,9 @@ def plausible_web_date(value: datetime | None) -> datetime | None:
 def stored_text(value: datetime) -> str:
     """The stored form of a datetime: fixed-width ISO 8601 UTC with microseconds and ``Z``
     (``0001-01-01T00:00:00.000000Z`` for year 1, where ``strftime("%Y")`` writes "1")."""
-    if value.tzinfo is None:
-        value = value.replace(tzinfo=UTC)
-    return value.astimezone(UTC).isoformat(timespec="microseconds").replace("+00:00", "Z")
+    if value.tzinfo is not UTC:  # utcnow()'s values are; every row write stores a few
+        value = value.replace(tzinfo=UTC) if value.tzinfo is None else value.astimezone(UTC)
+    return value.isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 def read_stored(text: str) -> datetime | None:
