@@ -211,3 +211,28 @@ def test_rebuild_restores_the_index(seeded):
         rebuild_search_index()
     assert kinds(search(api, "rival"))[:2] == ["competitor", "battlecard"]
     fts_ok()
+
+
+ODD_TEXT = "Plan (USD) 1.5x + [beta] a|b \\path ^caret$ {2} ?q *star C++ e.g. #tag"
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["(usd)", "1.5x", "[BETA]", "a|b", "\\path", "^caret$", "{2}", "?q", "*star", "c++", "e.g.",
+     "#tag", "plan (usd) 1.5x"],
+)  # fmt: skip
+def test_intel_special_characters_match_literally(make_api, query):
+    # PostgreSQL matches an ASCII query as a regular expression (intel_search._pg_contains):
+    # none of its characters may act as an operator.
+    api = make_api()
+    odd = ok(api.post("/api/intel", json={"content": ODD_TEXT}))["intelItem"]["id"]
+    ok(api.post("/api/intel", json={"content": "Plan USD 1x5x beta ab path caret 2 q star"}))
+    assert [(r["type"], r["id"]) for r in search(api, query)] == [("intel", odd)]
+
+
+@pytest.mark.parametrize("query", ["pla.", "usd.*star", "zzz|plan", "^plan", "[s]tar", "caret$"])
+def test_intel_regex_operators_are_not_operators(make_api, query):
+    # Each would match the text as a regular expression; as text it is not in it.
+    api = make_api()
+    ok(api.post("/api/intel", json={"content": ODD_TEXT.replace("^caret$", "caret!")}))
+    assert search(api, query) == []

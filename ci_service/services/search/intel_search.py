@@ -51,7 +51,7 @@ from ci_service.services.intel import index as intel_index
 from ci_service.services.intel.items import intel_to_dict
 from ci_service.services.intel.text import STOP_WORDS
 from ci_service.services.search import window as search_window
-from ci_service.services.search.text import like_pattern, quote_fts
+from ci_service.services.search.text import like_pattern, quote_fts, regex_literal
 from ci_service.store.db import database, is_postgres, transaction
 from ci_service.store.intel import IntelEmbedding, IntelItem, upsert_embeddings
 from ci_service.store.trees import KnowledgeTree, TreeNode
@@ -120,11 +120,9 @@ def _index_newest_matching(
 ) -> list[int]:
     p = database.param
     if is_postgres():
-        pattern = like_pattern(phrase)
-        sql = (
-            "SELECT seq FROM intel_item i WHERE i.workspace_id = %s "
-            "AND (title ILIKE %s ESCAPE '\\' OR content ILIKE %s ESCAPE '\\')"
-        )
+        pattern = _pg_pattern(phrase)
+        sql = "SELECT seq FROM intel_item i WHERE i.workspace_id = %s AND "
+        sql += f"({_pg_contains(phrase, 'title')} OR {_pg_contains(phrase)})"
         params: list[Any] = [workspace_id, pattern, pattern]
         order = "i.seq"
     else:
@@ -204,10 +202,10 @@ def _cached_document_frequency(word: str, mark: int) -> int:
 
 def _document_frequency(word: str) -> int:
     if is_postgres():
-        pattern = like_pattern(word)
+        pattern = _pg_pattern(word)
         sql = (
-            "SELECT count(*) FROM (SELECT 1 FROM intel_item WHERE title ILIKE %s ESCAPE '\\' "
-            "OR content ILIKE %s ESCAPE '\\' LIMIT %s) AS matches"
+            f"SELECT count(*) FROM (SELECT 1 FROM intel_item WHERE {_pg_contains(word, 'title')} "
+            f"OR {_pg_contains(word)} LIMIT %s) AS matches"
         )
         return int(database.execute_sql(sql, (pattern, pattern, DF_CAP)).fetchone()[0])
     sql = "SELECT count(*) FROM (SELECT rowid FROM intel_fts WHERE intel_fts MATCH ? LIMIT ?)"
@@ -329,11 +327,9 @@ def substring_search_rows(
         if recent is not None:
             return recent.find(needle, limit)
     if is_postgres():
-        sql = (
-            "SELECT id, title, content FROM intel_item WHERE workspace_id = %s "
-            "AND content ILIKE %s ESCAPE '\\'"
-        )
-        params: list[Any] = [workspace_id, like_pattern(needle)]
+        sql = "SELECT id, title, content FROM intel_item WHERE workspace_id = %s AND "
+        sql += _pg_contains(needle)
+        params: list[Any] = [workspace_id, _pg_pattern(needle)]
         if len(needle) < 3:  # no trigram to use: the same bounded scan as on SQLite
             sql += (
                 " AND seq >= COALESCE((SELECT seq FROM intel_item WHERE workspace_id = %s "
@@ -363,6 +359,21 @@ def substring_search_rows(
     return [
         (row[0], row[1] or "", row[2] or "") for row in database.execute_sql(sql, params).fetchall()
     ]
+
+
+def _pg_contains(needle: str, column: str = "content") -> str:
+    """PostgreSQL's condition for "``column`` contains ``needle``, case aside": a
+    case-insensitive regular expression for an ASCII needle (its recheck of a row, which
+    the trigram index leaves to every candidate and the newest-first walk to every row it
+    passes, costs about half of ILIKE's, which lower-cases the whole text first: 2,034
+    candidates of a rare word at a million items took 18 instead of 42 ms), else ILIKE.
+    Both fold case by the database's locale; for an ASCII needle they differ only on the
+    Kelvin sign and the dotted capital I, which ILIKE lower-cases to ASCII letters."""
+    return f"{column} ~* %s" if needle.isascii() else f"{column} ILIKE %s ESCAPE '\\'"
+
+
+def _pg_pattern(needle: str) -> str:
+    return regex_literal(needle) if needle.isascii() else like_pattern(needle)
 
 
 def _load_recent(workspace_id: str) -> list[tuple[str, tuple[str, str, str]]]:

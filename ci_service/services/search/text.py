@@ -12,3 +12,10 @@ def like_pattern(text: str) -> str:
     """``%text%`` for ``LIKE``/``ILIKE ... ESCAPE '\\'``: nothing typed is a wildcard."""
     escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
     return f"%{escaped}%"
+
+
+def regex_literal(text: str) -> str:
+    """``text`` as a PostgreSQL regular expression (ARE) that matches exactly it: every
+    character but an ASCII letter, digit or space quoted with a backslash (a backslash
+    before a character that is not alphanumeric stands for that character)."""
+    return "".join(c if c.isascii() and (c.isalnum() or c == " ") else "\\" + c for c in text)
