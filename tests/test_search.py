@@ -236,3 +236,20 @@ def test_intel_regex_operators_are_not_operators(make_api, query):
     api = make_api()
     ok(api.post("/api/intel", json={"content": ODD_TEXT.replace("^caret$", "caret!")}))
     assert search(api, query) == []
+
+
+@pytest.mark.backends("postgresql")
+@pytest.mark.parametrize(
+    "query", ["49,99 €", "(netto)", "— café", "*NEU*", "[beta]", "a|b", "\\x", "^$", "{1}", "?"]
+)
+def test_regex_literal_matches_exactly_its_text(make_api, query):
+    from ci_service.services.search.text import regex_literal
+
+    make_api()  # a migrated database of this run
+    text = "Preis: 49,99 € (netto) — Café *neu* [beta] a|b \\x ^$ {1} ?"
+    sql = "SELECT %s ~* %s, %s ~* %s"
+    with connection():
+        found, elsewhere = database.execute_sql(
+            sql, [text, regex_literal(query), "a.b ab x 1 11 beta", regex_literal(query)]
+        ).fetchone()
+    assert found and not elsewhere

@@ -16,6 +16,7 @@ def like_pattern(text: str) -> str:
 
 def regex_literal(text: str) -> str:
     """``text`` as a PostgreSQL regular expression (ARE) that matches exactly it: every
-    character but an ASCII letter, digit or space quoted with a backslash (a backslash
-    before a character that is not alphanumeric stands for that character)."""
-    return "".join(c if c.isascii() and (c.isalnum() or c == " ") else "\\" + c for c in text)
+    character but a letter, digit or space quoted with a backslash (a backslash before a
+    character that is not alphanumeric stands for that character; before a letter or
+    digit it would start an escape such as ``\\d``)."""
+    return "".join(c if c.isalnum() or c == " " else "\\" + c for c in text)
