@@ -7,7 +7,7 @@ postgresql`` seeds (it is only read). For each query of ``python -m bench``'s se
 with 3 characters or more, the statement ``substring_search_rows`` runs (the workspace's
 newest 20 items whose content holds the query) is timed from the client, round trip and
 planning included, with the ``ILIKE`` of the escaped query and with the case-insensitive
-regular expression it runs for an ASCII query (``intel_search._pg_contains``), alternating,
+regular expression it runs for an ASCII query (``intel_search._pg_match``), alternating,
 ``--rounds`` times each; prints the medians and checks both found the same rows.
 """
 

@@ -119,14 +119,19 @@ print("wired")
 """
 
 
+def fresh_interpreter(code: str, cwd) -> str:
+    """What ``code`` prints, run by a new Python (nothing imported yet); fails on an error."""
+    done = subprocess.run(
+        [sys.executable, "-c", code], cwd=cwd, capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout.strip()
+
+
 def test_loading_the_services_wires_the_layers_below(tmp_path):
     # A fresh interpreter: the job engine alone has no step handlers and refuses to start
     # workers; loading ci_service.services registers the handlers and the scheduled work.
-    done = subprocess.run(
-        [sys.executable, "-c", WIRING], cwd=tmp_path, capture_output=True, text=True, timeout=60
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "wired"
+    assert fresh_interpreter(WIRING, tmp_path) == "wired"
 
 
 # What `serve` imports before it answers (cli/serve.py); the site readers stay out of it.
@@ -143,12 +148,4 @@ print(" ".join(name for name in readers if name in sys.modules) or "none")
 def test_serve_start_up_does_not_load_the_site_readers(tmp_path):
     # Their patterns compile on import (tens of milliseconds of a start-up that should take
     # under half a second); the services need only the kind names and money formatting.
-    done = subprocess.run(
-        [sys.executable, "-c", SERVE_IMPORTS],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    assert done.returncode == 0, done.stderr
-    assert done.stdout.strip() == "none"
+    assert fresh_interpreter(SERVE_IMPORTS, tmp_path) == "none"

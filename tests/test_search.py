@@ -222,7 +222,7 @@ ODD_TEXT = "Plan (USD) 1.5x + [beta] a|b \\path ^caret$ {2} ?q *star C++ e.g. #t
      "#tag", "plan (usd) 1.5x"],
 )  # fmt: skip
 def test_intel_special_characters_match_literally(make_api, query):
-    # PostgreSQL matches an ASCII query as a regular expression (intel_search._pg_contains):
+    # PostgreSQL matches an ASCII query as a regular expression (intel_search._pg_match):
     # none of its characters may act as an operator.
     api = make_api()
     odd = ok(api.post("/api/intel", json={"content": ODD_TEXT}))["intelItem"]["id"]

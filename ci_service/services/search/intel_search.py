@@ -120,9 +120,9 @@ def _index_newest_matching(
 ) -> list[int]:
     p = database.param
     if is_postgres():
-        pattern = _pg_pattern(phrase)
+        match, pattern = _pg_match(phrase)
         sql = "SELECT seq FROM intel_item i WHERE i.workspace_id = %s AND "
-        sql += f"({_pg_contains(phrase, 'title')} OR {_pg_contains(phrase)})"
+        sql += f"(title {match} OR content {match})"
         params: list[Any] = [workspace_id, pattern, pattern]
         order = "i.seq"
     else:
@@ -202,10 +202,10 @@ def _cached_document_frequency(word: str, mark: int) -> int:
 
 def _document_frequency(word: str) -> int:
     if is_postgres():
-        pattern = _pg_pattern(word)
+        match, pattern = _pg_match(word)
         sql = (
-            f"SELECT count(*) FROM (SELECT 1 FROM intel_item WHERE {_pg_contains(word, 'title')} "
-            f"OR {_pg_contains(word)} LIMIT %s) AS matches"
+            f"SELECT count(*) FROM (SELECT 1 FROM intel_item WHERE title {match} "
+            f"OR content {match} LIMIT %s) AS matches"
         )
         return int(database.execute_sql(sql, (pattern, pattern, DF_CAP)).fetchone()[0])
     sql = "SELECT count(*) FROM (SELECT rowid FROM intel_fts WHERE intel_fts MATCH ? LIMIT ?)"
@@ -327,9 +327,11 @@ def substring_search_rows(
         if recent is not None:
             return recent.find(needle, limit)
     if is_postgres():
-        sql = "SELECT id, title, content FROM intel_item WHERE workspace_id = %s AND "
-        sql += _pg_contains(needle)
-        params: list[Any] = [workspace_id, _pg_pattern(needle)]
+        match, pattern = _pg_match(needle)
+        sql = (
+            f"SELECT id, title, content FROM intel_item WHERE workspace_id = %s AND content {match}"
+        )
+        params: list[Any] = [workspace_id, pattern]
         if len(needle) < 3:  # no trigram to use: the same bounded scan as on SQLite
             sql += (
                 " AND seq >= COALESCE((SELECT seq FROM intel_item WHERE workspace_id = %s "
@@ -361,19 +363,18 @@ def substring_search_rows(
     ]
 
 
-def _pg_contains(needle: str, column: str = "content") -> str:
-    """PostgreSQL's condition for "``column`` contains ``needle``, case aside": a
-    case-insensitive regular expression for an ASCII needle (its recheck of a row, which
-    the trigram index leaves to every candidate and the newest-first walk to every row it
-    passes, costs about half of ILIKE's, which lower-cases the whole text first: 2,034
-    candidates of a rare word at a million items took 18 instead of 42 ms), else ILIKE.
+def _pg_match(needle: str) -> tuple[str, str]:
+    """PostgreSQL's "contains ``needle``, case aside": the operator and placeholder to put
+    after a column, and the pattern to bind. A case-insensitive regular expression for an
+    ASCII needle (its recheck of a row, which the trigram index leaves to every candidate
+    and the newest-first walk to every row it passes, costs about half of ILIKE's, which
+    lower-cases the whole text first: 2,034 candidates of a rare word at a million items
+    took 18 instead of 42 ms), else ILIKE.
     Both fold case by the database's locale; for an ASCII needle they differ only on the
     Kelvin sign and the dotted capital I, which ILIKE lower-cases to ASCII letters."""
-    return f"{column} ~* %s" if needle.isascii() else f"{column} ILIKE %s ESCAPE '\\'"
-
-
-def _pg_pattern(needle: str) -> str:
-    return regex_literal(needle) if needle.isascii() else like_pattern(needle)
+    if needle.isascii():
+        return "~* %s", regex_literal(needle)
+    return "ILIKE %s ESCAPE '\\'", like_pattern(needle)
 
 
 def _load_recent(workspace_id: str) -> list[tuple[str, tuple[str, str, str]]]:
