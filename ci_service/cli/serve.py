@@ -17,6 +17,7 @@ import click
 from peewee import OperationalError
 
 from ci_service import __version__
+from ci_service.gc_tuning import collection_paused, keep_start_up_out_of_collections
 from ci_service.settings import load_settings
 from ci_service.store.db import (
     UnsupportedDatabase,
@@ -44,6 +45,8 @@ def _warm_up_imports(first_answer: threading.Event, api) -> None:
     import ci_service.web.oauth.server  # noqa: F401  (Authlib, joserfc)
 
     api.spec  # noqa: B018  (written on first read)
+    # What these imports made lives as long as start-up's objects (ci_service/gc_tuning.py).
+    keep_start_up_out_of_collections()
 
 
 WARM_UP_AFTER_SECONDS = 1.0
@@ -118,78 +121,82 @@ def serve(
 
     Example: ci-service --database ./ci.db serve --port 8000
     """
-    from waitress import create_server
+    with collection_paused():  # loading and building the app (ci_service/gc_tuning.py)
+        from waitress import create_server
 
-    from ci_service.jobs.background import start_background, stop_background
-    from ci_service.malloc_tuning import fix_mmap_threshold
-    from ci_service.services.graph.projection import DealProjector
-    from ci_service.web.app import create_app, shutdown_app
-    from ci_service.web.serving import proxy_options, publish_address, task_dispatcher
+        from ci_service.jobs.background import start_background, stop_background
+        from ci_service.malloc_tuning import fix_mmap_threshold
+        from ci_service.services.graph.projection import DealProjector
+        from ci_service.web.app import create_app, shutdown_app
+        from ci_service.web.serving import proxy_options, publish_address, task_dispatcher
 
-    if no_jobs and job_workers:
-        raise click.ClickException("--no-jobs runs no job threads: leave out --job-workers")
-    fix_mmap_threshold()  # before the threads allocate (ci_service/malloc_tuning.py)
-    overrides = {
-        "database": state.database,
-        "job_workers": job_workers,
-        "public_url": public_url,
-        "trusted_proxy": trusted_proxy,
-    }
-    if no_scheduler:
-        overrides["scheduler"] = False
-    try:
-        settings = load_settings(**overrides)
-        app = create_app(settings, persistent_connections=True)
-    except ValueError as exc:  # UnsupportedDatabase, or a malformed CI_SERVICE_* value
-        raise click.ClickException(str(exc)) from None
-    except OperationalError as exc:  # PostgreSQL unreachable, say
-        raise _unreachable(state.database, exc) from None
-    _log_to_stderr()
-    # Rate-limit counts and lastUsedAt written behind from a thread of their own: no request
-    # writes them (issue 31; services/identity/usage.py).
-    app.extensions["ci_usage"].start_flusher()
-    dispatcher = task_dispatcher(threads)
-    try:
-        server = create_server(
-            app,
-            host=host,
-            port=port,
-            threads=threads,
-            ident="ci-service",
-            _dispatcher=dispatcher,
-            **proxy_options(settings),
+        if no_jobs and job_workers:
+            raise click.ClickException("--no-jobs runs no job threads: leave out --job-workers")
+        fix_mmap_threshold()  # before the threads allocate (ci_service/malloc_tuning.py)
+        overrides = {
+            "database": state.database,
+            "job_workers": job_workers,
+            "public_url": public_url,
+            "trusted_proxy": trusted_proxy,
+        }
+        if no_scheduler:
+            overrides["scheduler"] = False
+        try:
+            settings = load_settings(**overrides)
+            app = create_app(settings, persistent_connections=True)
+        except ValueError as exc:  # UnsupportedDatabase, or a malformed CI_SERVICE_* value
+            raise click.ClickException(str(exc)) from None
+        except OperationalError as exc:  # PostgreSQL unreachable, say
+            raise _unreachable(state.database, exc) from None
+        _log_to_stderr()
+        # Rate-limit counts and lastUsedAt written behind from a thread of their own: no request
+        # writes them (issue 31; services/identity/usage.py).
+        app.extensions["ci_usage"].start_flusher()
+        dispatcher = task_dispatcher(threads)
+        try:
+            server = create_server(
+                app,
+                host=host,
+                port=port,
+                threads=threads,
+                ident="ci-service",
+                _dispatcher=dispatcher,
+                **proxy_options(settings),
+            )
+        except OSError as exc:  # the port is taken, the address is not this machine's
+            dispatcher.shutdown()
+            shutdown_app(app)
+            raise click.ClickException(
+                f"cannot listen on {host}:{port}: {exc.strerror or exc}"
+            ) from None
+        settings = publish_address(app, settings, host, server.effective_port)
+        try:
+            start_background(app, settings, jobs=not no_jobs)  # recovery, runner, scheduler
+        except (ImportError, ValueError) as exc:  # CI_SERVICE_JOB_MODULES, lease, periods
+            server.close()
+            shutdown_app(app)
+            what = "could not load job modules" if isinstance(exc, ImportError) else "bad setting"
+            raise click.ClickException(f"{what}: {exc}") from None
+
+        def stop(signum, frame):
+            # waitress's loop only leaves on an exception; KeyboardInterrupt is what it expects.
+            raise KeyboardInterrupt
+
+        signal.signal(signal.SIGTERM, stop)
+        from ci_service.store.backup import hold_open
+
+        # So `ci-service restore` sees a running server (SQLite; PostgreSQL has its own).
+        presence = None if is_postgres_url(settings.database) else hold_open(settings.database)
+        click.echo(
+            f"ci-service {__version__} serving on http://{host}:{server.effective_port}", err=True
         )
-    except OSError as exc:  # the port is taken, the address is not this machine's
-        dispatcher.shutdown()
-        shutdown_app(app)
-        raise click.ClickException(
-            f"cannot listen on {host}:{port}: {exc.strerror or exc}"
-        ) from None
-    settings = publish_address(app, settings, host, server.effective_port)
-    try:
-        start_background(app, settings, jobs=not no_jobs)  # recovery, runner, scheduler
-    except (ImportError, ValueError) as exc:  # CI_SERVICE_JOB_MODULES, lease, periods
-        server.close()
-        shutdown_app(app)
-        what = "could not load job modules" if isinstance(exc, ImportError) else "bad setting"
-        raise click.ClickException(f"{what}: {exc}") from None
-
-    def stop(signum, frame):
-        # waitress's loop only leaves on an exception; KeyboardInterrupt is what it expects.
-        raise KeyboardInterrupt
-
-    signal.signal(signal.SIGTERM, stop)
-    from ci_service.store.backup import hold_open
-
-    # So `ci-service restore` sees a running server (SQLite; PostgreSQL has its own).
-    presence = None if is_postgres_url(settings.database) else hold_open(settings.database)
-    click.echo(
-        f"ci-service {__version__} serving on http://{host}:{server.effective_port}", err=True
-    )
-    # New deals' graph nodes, written many at a time right after the deals commit.
-    projector = DealProjector().start()
-    warm_up = (_on_first_answer(app), app.extensions["ci_api"])
-    threading.Thread(target=_warm_up_imports, args=warm_up, name="ci-warm-up", daemon=True).start()
+        # New deals' graph nodes, written many at a time right after the deals commit.
+        projector = DealProjector().start()
+        warm_up = (_on_first_answer(app), app.extensions["ci_api"])
+        threading.Thread(
+            target=_warm_up_imports, args=warm_up, name="ci-warm-up", daemon=True
+        ).start()
+        keep_start_up_out_of_collections()  # before the collector runs again
     try:
         server.run()
     except KeyboardInterrupt:
@@ -270,6 +277,7 @@ def worker(state, workers, no_scheduler):
         f"{scheduler} (pid {os.getpid()})",
         err=True,
     )
+    keep_start_up_out_of_collections()  # the job modules, loaded (ci_service/gc_tuning.py)
     try:
         while not stopping.wait(1.0):
             pass
