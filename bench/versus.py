@@ -13,8 +13,12 @@ index merged, as ``python -m bench`` does), both servers answer ``GET /api/searc
 ``python -m bench``'s 8-query mix, and the bare app its ``/healthz`` (the HTTP floor);
 adds the p50/p95 latencies and each server's p95 over the floor's.
 
-Usage: python -m bench.versus COMMIT [--what read|write|search] [--rounds 5] [--duration 5]
-Prints the median req/s, server CPU per request and the ratios as JSON.
+``--what start``: no load; each server started ``--rounds`` times in turn on a database of
+10,000 intel items, from spawn to its first 200 on ``/healthz``: the medians, the best and
+every start, and this checkout's median over the other commit's and the bare app's.
+
+Usage: python -m bench.versus COMMIT [--what read|write|search|start] [--rounds 5]
+[--duration 5]. Prints the median req/s, server CPU per request and the ratios as JSON.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -43,15 +48,53 @@ def worktree(commit: str, into: Path) -> Path:
 
 
 def other_serve(root: Path, database: str, threads: int) -> procs.Server:
-    """``serve`` of the checkout at ``root`` (its own modules and bytecode cache)."""
+    """``serve`` of the checkout at ``root`` (its own modules and bytecode cache), started."""
+    return _started(lambda: procs.serve(database, threads=threads), root, root / ".bench-pycache")
+
+
+def _started(make, root: Path, cache: Path) -> procs.Server:
+    """``make()``'s server, made and started from the checkout at ``root`` (the child's
+    working directory and PYTHONPATH), its bytecode cache in ``cache``."""
     saved = procs.ROOT
-    procs.ROOT = root  # the child's working directory and PYTHONPATH
+    procs.ROOT = root
     try:
-        server = procs.serve(database, threads=threads)
-        server.env["PYTHONPYCACHEPREFIX"] = str(root / ".bench-pycache")
+        server = make()
+        server.env.pop("PYTHONDONTWRITEBYTECODE", None)  # an installed service has bytecode
+        server.env["PYTHONPYCACHEPREFIX"] = str(cache)
         return server.start()
     finally:
         procs.ROOT = saved
+
+
+def compare_starts(args, roots: dict[str, Path], infos: dict, work: Path) -> dict:
+    """``--what start``: spawn to the first 200 on ``/healthz`` of the other commit's
+    ``serve``, this checkout's and the bare app, ``--rounds`` times each, in turn (the
+    order reversed every other round), after one unmeasured start each that writes the
+    bytecode caches. Each on its own database (10,000 intel items)."""
+    makers = {
+        "other": lambda: procs.serve(infos["other"]["db"], threads=args.threads),
+        "this": lambda: procs.serve(infos["this"]["db"], threads=args.threads),
+        "bare": lambda: procs.baseline(
+            threads=args.threads, database=infos["bare"]["db"],
+            workspace=infos["bare"]["workspace"],
+        ),
+    }  # fmt: skip
+    seconds: dict[str, list[float]] = {name: [] for name in makers}
+    for round_ in range(args.rounds + 1):
+        for name in list(makers) if round_ % 2 else list(makers)[::-1]:
+            server = _started(makers[name], roots[name], work / f"pycache-{name}")
+            server.stop()
+            if round_:
+                seconds[name].append(round(server.start_seconds, 3))
+    medians = {name: statistics.median(runs) for name, runs in seconds.items()}
+    return {
+        **{
+            name: {"median_s": round(medians[name], 3), "best_s": min(runs), "starts": runs}
+            for name, runs in seconds.items()
+        },
+        "this/other": round(medians["this"] / medians["other"], 3),
+        "this/bare": round(medians["this"] / medians["bare"], 3),
+    }
 
 
 def _has_pending_column(database: str) -> bool:
@@ -80,7 +123,7 @@ def spec(what: str, info: dict, server: procs.Server, *, bare: bool) -> dict:
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.versus", description=__doc__)
     parser.add_argument("commit")
-    parser.add_argument("--what", choices=("read", "write", "search"), default="write")
+    parser.add_argument("--what", choices=("read", "write", "search", "start"), default="write")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--duration", type=float, default=5.0)
     parser.add_argument("--threads", type=int, default=4)
@@ -94,11 +137,20 @@ def main(argv: list[str] | None = None) -> int:
         for name in ("other", "this", "bare"):
             db = str(work / f"{name}.db")
             size = {"competitors": 50, "deals": 200, "intel": 0}
-            if args.what == "search":
+            if args.what in ("search", "start"):
                 size.update(battlecards=1000, intel=10_000)
             infos[name] = {**procs.seed(db, size), "db": db}
-            if args.what == "search":
+            if args.what in ("search", "start"):
                 procs.optimize_index(db)
+        if args.what == "start":
+            roots = {"other": other_root, "this": procs.ROOT, "bare": procs.ROOT}
+            out = {
+                "commit": args.commit,
+                "what": "start",
+                **compare_starts(args, roots, infos, work),
+            }
+            print(json.dumps(out, indent=1))
+            return 0
         other = other_serve(other_root, infos["other"]["db"], args.threads)
         servers.append(other)
         this = procs.serve(infos["this"]["db"], threads=args.threads).start()
