@@ -9,9 +9,11 @@ about a tenth sooner without them, docs/benchmarks.md). After start-up, every fu
 collection, a pause for all the server's threads, would walk those objects again.
 
 So: no collection while a command loads (``collection_paused``), and before a long-running
-process serves, what start-up made moves where collections never look
+process starts its jobs and serves, what start-up made moves where collections never look
 (``keep_start_up_out_of_collections``, ``gc.freeze``, the use the Python documentation
-gives it); the collector then walks only what requests and jobs make.
+gives it); the collector then walks only what requests and jobs make. Only then: an
+object frozen is never collected, so a job's or a request's cycle frozen in flight (a
+generator whose ``finally`` releases something, say) would never be finalized.
 """
 
 from __future__ import annotations

@@ -74,18 +74,19 @@ class _Server(ThreadingHTTPServer):
 
 
 class FixtureServer:
-    """A threaded HTTP server on 127.0.0.1:<free port>. Use as a context manager."""
+    """A threaded HTTP server on ``host`` (a loopback address, 127.0.0.1 unless given) and
+    a free port. Use as a context manager."""
 
-    def __init__(self, root: Path | None = None):
+    def __init__(self, root: Path | None = None, host: str = "127.0.0.1"):
         self.root = root
         self.routes: dict[str, Route] = {}
         self.requests: list[Seen] = []
         self.stopping = threading.Event()
         self._lock = threading.Lock()
-        self._server = _Server(("127.0.0.1", 0), Handler)
+        self._server = _Server((host, 0), Handler)
         self._server.owner = self
         self.port = self._server.server_address[1]
-        self.base = f"http://127.0.0.1:{self.port}"
+        self.base = f"http://{host}:{self.port}"
         self._thread = threading.Thread(
             target=self._server.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
         )

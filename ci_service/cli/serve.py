@@ -45,8 +45,6 @@ def _warm_up_imports(first_answer: threading.Event, api) -> None:
     import ci_service.web.oauth.server  # noqa: F401  (Authlib, joserfc)
 
     api.spec  # noqa: B018  (written on first read)
-    # What these imports made lives as long as start-up's objects (ci_service/gc_tuning.py).
-    keep_start_up_out_of_collections()
 
 
 WARM_UP_AFTER_SECONDS = 1.0
@@ -170,6 +168,9 @@ def serve(
                 f"cannot listen on {host}:{port}: {exc.strerror or exc}"
             ) from None
         settings = publish_address(app, settings, host, server.effective_port)
+        # Frozen before any job runs: nothing of a job or request in flight is kept from
+        # the collector for good (ci_service/gc_tuning.py).
+        keep_start_up_out_of_collections()
         try:
             start_background(app, settings, jobs=not no_jobs)  # recovery, runner, scheduler
         except (ImportError, ValueError) as exc:  # CI_SERVICE_JOB_MODULES, lease, periods
@@ -196,7 +197,6 @@ def serve(
         threading.Thread(
             target=_warm_up_imports, args=warm_up, name="ci-warm-up", daemon=True
         ).start()
-        keep_start_up_out_of_collections()  # before the collector runs again
     try:
         server.run()
     except KeyboardInterrupt:
@@ -264,6 +264,7 @@ def worker(state, workers, no_scheduler):
 
     signal.signal(signal.SIGTERM, stop)
     signal.signal(signal.SIGINT, stop)
+    keep_start_up_out_of_collections()  # before any job runs (ci_service/gc_tuning.py)
     try:
         background = start_background(None, settings)
     except (ImportError, ValueError) as exc:
@@ -277,7 +278,6 @@ def worker(state, workers, no_scheduler):
         f"{scheduler} (pid {os.getpid()})",
         err=True,
     )
-    keep_start_up_out_of_collections()  # the job modules, loaded (ci_service/gc_tuning.py)
     try:
         while not stopping.wait(1.0):
             pass

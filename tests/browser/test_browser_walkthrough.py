@@ -18,8 +18,12 @@ from tests.pipeline_fixtures.support import copy_site
 
 @pytest.fixture(scope="module")
 def globex_site(tmp_path_factory):
-    """The project's fixture site (products, pricing, about, news, a PDF) on loopback."""
-    with FixtureServer(copy_site(tmp_path_factory.mktemp("globex") / "site")) as server:
+    """The project's fixture site (products, pricing, about, news, a PDF) on loopback, on
+    an address of its own: the session's workspace keeps the competitors of earlier tests,
+    and a site of theirs on a port the system gave out again would make this one "already
+    tracked"."""
+    site = copy_site(tmp_path_factory.mktemp("globex") / "site")
+    with FixtureServer(site, host="127.0.0.43") as server:
         yield server
 
 
