@@ -38,6 +38,7 @@ def collection_paused() -> Iterator[None]:
 
 def keep_start_up_out_of_collections() -> None:
     """Every object made so far leaves the collector's generations for good: call once
-    start-up is over, before the process serves (its few cycles of garbage stay too,
-    once; collecting them first would pause start-up for longer than they weigh)."""
+    start-up is over, before the process starts any job or serves (its few cycles of
+    garbage stay too, once; collecting them first would pause start-up for longer than
+    they weigh)."""
     gc.freeze()

@@ -171,32 +171,30 @@ def serve(
         # Frozen before any job runs: nothing of a job or request in flight is kept from
         # the collector for good (ci_service/gc_tuning.py).
         keep_start_up_out_of_collections()
-        try:
-            start_background(app, settings, jobs=not no_jobs)  # recovery, runner, scheduler
-        except (ImportError, ValueError) as exc:  # CI_SERVICE_JOB_MODULES, lease, periods
-            server.close()
-            shutdown_app(app)
-            what = "could not load job modules" if isinstance(exc, ImportError) else "bad setting"
-            raise click.ClickException(f"{what}: {exc}") from None
+    try:
+        start_background(app, settings, jobs=not no_jobs)  # recovery, runner, scheduler
+    except (ImportError, ValueError) as exc:  # CI_SERVICE_JOB_MODULES, lease, periods
+        server.close()
+        shutdown_app(app)
+        what = "could not load job modules" if isinstance(exc, ImportError) else "bad setting"
+        raise click.ClickException(f"{what}: {exc}") from None
 
-        def stop(signum, frame):
-            # waitress's loop only leaves on an exception; KeyboardInterrupt is what it expects.
-            raise KeyboardInterrupt
+    def stop(signum, frame):
+        # waitress's loop only leaves on an exception; KeyboardInterrupt is what it expects.
+        raise KeyboardInterrupt
 
-        signal.signal(signal.SIGTERM, stop)
-        from ci_service.store.backup import hold_open
+    signal.signal(signal.SIGTERM, stop)
+    from ci_service.store.backup import hold_open
 
-        # So `ci-service restore` sees a running server (SQLite; PostgreSQL has its own).
-        presence = None if is_postgres_url(settings.database) else hold_open(settings.database)
-        click.echo(
-            f"ci-service {__version__} serving on http://{host}:{server.effective_port}", err=True
-        )
-        # New deals' graph nodes, written many at a time right after the deals commit.
-        projector = DealProjector().start()
-        warm_up = (_on_first_answer(app), app.extensions["ci_api"])
-        threading.Thread(
-            target=_warm_up_imports, args=warm_up, name="ci-warm-up", daemon=True
-        ).start()
+    # So `ci-service restore` sees a running server (SQLite; PostgreSQL has its own).
+    presence = None if is_postgres_url(settings.database) else hold_open(settings.database)
+    click.echo(
+        f"ci-service {__version__} serving on http://{host}:{server.effective_port}", err=True
+    )
+    # New deals' graph nodes, written many at a time right after the deals commit.
+    projector = DealProjector().start()
+    warm_up = (_on_first_answer(app), app.extensions["ci_api"])
+    threading.Thread(target=_warm_up_imports, args=warm_up, name="ci-warm-up", daemon=True).start()
     try:
         server.run()
     except KeyboardInterrupt:
