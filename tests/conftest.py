@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import secrets
+from pathlib import Path
 
 import pytest
 
@@ -36,6 +37,32 @@ def pytest_configure(config):
         "backends(*names): run this test on these database backends only (no test is "
         "generated for the others: nothing to skip)",
     )
+
+
+MAX_WORKERS = 4
+
+
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (pyproject.toml): a worker per core, at most ``MAX_WORKERS``. Every
+    worker runs its own servers, Chromium and PostgreSQL databases: on a many-core machine
+    more of them would contend for the one PostgreSQL server and the disk, not run faster."""
+    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+
+
+def pytest_terminal_summary(terminalreporter, config):
+    """Where the browser tests left their screenshots (tests/browser/conftest.py
+    ``screenshot_dir``). Here, not there: under pytest-xdist this process only gathers
+    the workers' reports and never loads that conftest, and each worker made its folder
+    under its own part of the run's temporary directory (popen-gw0/, popen-gw1/, ...)."""
+    configured = os.environ.get("CI_SERVICE_SCREENSHOTS")
+    if configured:
+        folders = [Path(configured)]
+    else:
+        base = config._tmp_path_factory.getbasetemp()
+        found = [*base.glob("screenshots*"), *base.glob("popen-gw*/screenshots*")]
+        folders = sorted(f for f in found if f.is_dir() and not f.is_symlink() and any(f.iterdir()))
+    for folder in folders:
+        terminalreporter.write_line(f"browser screenshots: {folder}")
 
 
 def backends_for(node, config) -> tuple[str, ...]:
@@ -293,10 +320,7 @@ SCOPED_BACKEND_PARAMS = ("module_database_url", "session_database_url")
 
 
 def pytest_collection_modifyitems(config, items):
-    """``--backend`` and ``backends`` markers for the module- and session-scoped databases;
-    browser tests last: Playwright's sync API keeps an event loop running on the main thread
-    for the browser session, and ``asyncio.run`` (the MCP SDK tests) refuses to start inside
-    one."""
+    """``--backend`` and ``backends`` markers for the module- and session-scoped databases."""
     keep, drop = [], []
     for item in items:
         params = getattr(getattr(item, "callspec", None), "params", {})
@@ -306,4 +330,3 @@ def pytest_collection_modifyitems(config, items):
     if drop:
         config.hook.pytest_deselected(items=drop)
         items[:] = keep
-    items.sort(key=lambda item: "/tests/browser/" in str(item.path).replace("\\", "/"))

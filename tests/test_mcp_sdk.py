@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import asyncio
 import sys
 
 import pytest
 
+from tests.async_support import run_coroutine
 from tests.live import LiveServer, create_our_product, run_cli, solution_arguments
 
 mcp = pytest.importorskip("mcp")
@@ -44,7 +44,7 @@ def test_sdk_lists_and_calls_tools(live, mode):
         missing = await client.call_tool("get_competitor", {"competitorId": "nope"})
         return client.protocol_version, {t.name: t for t in listed.tools}, created, missing
 
-    version, tools, created, missing = asyncio.run(_session(server.url, key, mode, work))
+    version, tools, created, missing = run_coroutine(_session(server.url, key, mode, work))
     assert version == ("2025-11-25" if mode == "legacy" else "2026-07-28")
     assert {"get_competitor", "create_solution", "trigger_refresh"} <= set(tools)
     for described in tools.values():
@@ -63,7 +63,7 @@ def test_sdk_rejects_a_bad_key(live):
         return await client.list_tools()
 
     with pytest.raises(Exception):  # noqa: B017 - the SDK surfaces the 401 as its own error
-        asyncio.run(_session(server.url, "svc_live_" + "0" * 32, "legacy", work))
+        run_coroutine(_session(server.url, "svc_live_" + "0" * 32, "legacy", work))
 
 
 def test_stdio_session(live):
@@ -79,7 +79,7 @@ def test_stdio_session(live):
             solutions = await client.call_tool("list_solutions", {})
             return client.protocol_version, [t.name for t in listed.tools], solutions
 
-    version, names, solutions = asyncio.run(run())
+    version, names, solutions = run_coroutine(run())
     assert version == "2025-11-25"
     assert "list_solutions" in names
     assert solutions.is_error is False

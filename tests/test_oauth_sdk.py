@@ -8,13 +8,13 @@ lists and calls tools, refreshes its token, and gets 401 once the person disconn
 
 from __future__ import annotations
 
-import asyncio
 import re
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
 
+from tests.async_support import run_coroutine
 from tests.live import (
     LiveServer,
     create_our_product,
@@ -152,7 +152,7 @@ def test_sdk_oauth_client_end_to_end(live, person):
         return {t.name for t in listed.tools}, created
 
     # Connect: discovery, registration, consent, code exchange, then the tools.
-    names, created = asyncio.run(_session(server.url, provider, work))
+    names, created = run_coroutine(_session(server.url, provider, work))
     assert {"list_solutions", "create_solution"} <= names
     assert created.is_error is False and created.structured_content["name"] == "Via OAuth"
     assert len(person.pages) == 1 and "SDK test assistant" in person.pages[0]
@@ -167,7 +167,7 @@ def test_sdk_oauth_client_end_to_end(live, person):
     async def read(client):
         return await client.call_tool("list_solutions", {})
 
-    solutions = asyncio.run(_session(server.url, provider, read))
+    solutions = run_coroutine(_session(server.url, provider, read))
     assert solutions.is_error is False
     assert [s["name"] for s in solutions.structured_content["solutions"]] == ["Via OAuth"]
     second = storage.tokens
@@ -207,5 +207,5 @@ def test_sdk_oauth_client_end_to_end(live, person):
     # The SDK itself: the 401 starts a new authorization, which the person now refuses.
     person.allow = False
     with pytest.raises(Exception):  # noqa: B017 - the SDK surfaces the refusal as its own error
-        asyncio.run(_session(server.url, provider, read))
+        run_coroutine(_session(server.url, provider, read))
     assert len(person.pages) == 2

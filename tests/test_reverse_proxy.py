@@ -9,7 +9,6 @@ proxy saw (``X-Forwarded-For`` from the trusted proxy only).
 
 from __future__ import annotations
 
-import asyncio
 import os
 import re
 import shutil
@@ -21,6 +20,7 @@ from pathlib import Path
 import httpx
 import pytest
 
+from tests.async_support import run_coroutine
 from tests.backends import unavailable
 from tests.live import ChildProcess, LiveServer, ci_service_command, run_cli, seed_owner
 from tests.test_oauth_sdk import EMAIL, MemoryStorage, Person, _provider, _session
@@ -171,7 +171,7 @@ def test_mcp_sdk_oauth_and_a_tool_call_over_https(proxied):
             called = await client.call_tool("list_competitors", {})
             return {tool.name for tool in listed.tools}, called
 
-        names, called = asyncio.run(_session(caddy.url, provider, work, verify=verify))
+        names, called = run_coroutine(_session(caddy.url, provider, work, verify=verify))
     finally:
         person.http.close()
     assert "list_competitors" in names

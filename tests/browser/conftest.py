@@ -34,8 +34,6 @@ OWNER = "owner@acme.example"
 VIEWER = "viewer@acme.example"
 TIMEOUT_MS = 15_000
 
-_screenshot_dir: list[Path] = []
-
 
 def chromium_path() -> str | None:
     if os.access(CHROMIUM, os.X_OK):
@@ -292,7 +290,6 @@ def screenshot_dir(tmp_path_factory) -> Path:
     configured = os.environ.get("CI_SERVICE_SCREENSHOTS")
     folder = Path(configured) if configured else tmp_path_factory.mktemp("screenshots")
     folder.mkdir(parents=True, exist_ok=True)
-    _screenshot_dir[:] = [folder]
     return folder
 
 
@@ -307,8 +304,3 @@ def shot(screenshot_dir):
         return path
 
     return take
-
-
-def pytest_terminal_summary(terminalreporter):
-    if _screenshot_dir:
-        terminalreporter.write_line(f"browser screenshots: {_screenshot_dir[0]}")
