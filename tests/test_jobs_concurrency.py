@@ -216,6 +216,57 @@ def test_every_job_shares_one_fetcher_per_policy(crawl_env):
     assert first._client.is_closed
 
 
+def test_closing_the_shared_fetchers_spares_one_in_use(crawl_env):
+    with context.shared_fetcher() as busy:
+        crawl_env.setenv("CI_SERVICE_CRAWL_DELAY_SECONDS", "2")
+        with context.shared_fetcher() as idle:
+            pass
+        context.close_shared_fetchers()
+        assert idle._client.is_closed and not busy._client.is_closed
+        with context.shared_fetcher() as fresh:  # forgotten: a new one for the same policy
+            assert fresh is not idle and not fresh._client.is_closed
+    assert busy._client.is_closed  # its last user is done
+    context.close_shared_fetchers()
+    assert fresh._client.is_closed
+
+
+CRAWL_AND_EXIT = """
+import sys
+from ci_service.pipeline import context
+with context.shared_fetcher() as fetcher:
+    print(fetcher.get(sys.argv[1] + "/").status)
+"""
+
+
+def test_a_process_closes_its_crawl_connections_when_it_exits(crawl_env):
+    """The shared fetcher keeps connections alive for the next page; a process whose crawls
+    are over closes them as it exits instead of leaving them to the interpreter's teardown
+    (an "unclosed socket" ResourceWarning each)."""
+    import os
+    import subprocess
+    import sys
+
+    from bench.site import build_site
+
+    arrivals: dict[str, list[float]] = {}
+    server, base = serve_site("127.0.2.9", build_site(6), arrivals, threading.Lock())
+    try:
+        done = subprocess.run(
+            [sys.executable, "-W", "always::ResourceWarning", "-c", CRAWL_AND_EXIT, base],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "PYTHONWARNINGS": "always::ResourceWarning"},
+        )
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "200"
+    assert len(arrivals["127.0.2.9"]) >= 2  # robots.txt and the page, one connection kept
+    assert "ResourceWarning" not in done.stderr and "unclosed" not in done.stderr
+
+
 # -- many competitors at once, end to end -----------------------------------------------
 
 

@@ -12,6 +12,7 @@ so the SSRF guard can be exercised through a real job. Deployments leave it empt
 
 from __future__ import annotations
 
+import atexit
 import socket
 import threading
 from collections import OrderedDict
@@ -98,6 +99,24 @@ def shared_fetcher(config: Settings | None = None) -> Iterator[Any]:
             done = entry.retired and entry.users == 0
         if done:
             entry.fetcher.close()
+
+
+def close_shared_fetchers() -> None:
+    """Close the connections of every shared fetcher no job is using, and forget them all
+    (a fetcher still in use is closed by its last user). Run at exit: a crawl's kept-alive
+    connections otherwise outlive the process's last job, to be collected with the
+    interpreter, each reported as an unclosed socket."""
+    with _SHARED_LOCK:
+        entries = list(_SHARED.values())
+        _SHARED.clear()
+        for entry in entries:
+            entry.retired = True
+        idle = [entry for entry in entries if entry.users == 0]
+    for entry in idle:
+        entry.fetcher.close()
+
+
+atexit.register(close_shared_fetchers)
 
 
 def check_resolvable(url: str) -> None:
