@@ -46,7 +46,7 @@ def pytest_xdist_auto_num_workers(config):
     """``-n auto`` (pyproject.toml): a worker per core, at most ``MAX_WORKERS``. Every
     worker runs its own servers, Chromium and PostgreSQL databases: on a many-core machine
     more of them would contend for the one PostgreSQL server and the disk, not run faster."""
-    return max(1, min(MAX_WORKERS, os.cpu_count() or 1))
+    return min(MAX_WORKERS, os.cpu_count() or 1)
 
 
 def pytest_terminal_summary(terminalreporter, config):

@@ -57,6 +57,12 @@ class _Shared:
     users: int = 0
     retired: bool = False
 
+    def retire(self) -> bool:
+        """No new user gets it; its last user closes it. True when it has no user now (to
+        be closed by the caller, outside ``_SHARED_LOCK``)."""
+        self.retired = True
+        return self.users == 0
+
 
 _SHARED: OrderedDict[tuple, _Shared] = OrderedDict()
 _SHARED_LOCK = threading.Lock()
@@ -84,8 +90,7 @@ def shared_fetcher(config: Settings | None = None) -> Iterator[Any]:
             _SHARED[key] = entry
             while len(_SHARED) > _SHARED_KEPT:
                 _key, old = _SHARED.popitem(last=False)
-                old.retired = True
-                if old.users == 0:
+                if old.retire():
                     idle.append(old)
         _SHARED.move_to_end(key)
         entry.users += 1
@@ -107,11 +112,8 @@ def close_shared_fetchers() -> None:
     connections otherwise outlive the process's last job, to be collected with the
     interpreter, each reported as an unclosed socket."""
     with _SHARED_LOCK:
-        entries = list(_SHARED.values())
+        idle = [entry for entry in _SHARED.values() if entry.retire()]
         _SHARED.clear()
-        for entry in entries:
-            entry.retired = True
-        idle = [entry for entry in entries if entry.users == 0]
     for entry in idle:
         entry.fetcher.close()
 
