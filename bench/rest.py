@@ -37,7 +37,7 @@ from pathlib import Path
 import httpx
 
 from bench import procs
-from bench.wrk import drive, server_cpu
+from bench.wrk import drive, main_thread_cpu, server_cpu
 
 READ_TARGET = 0.7  # ours/bare req/s, issue 31
 WRITE_TARGET = 0.5
@@ -72,13 +72,14 @@ def alternate(args, participants: list[tuple[str, procs.Server, dict]], work: Pa
 
 
 def _count_settling(result: dict, settle, pid: int) -> None:
-    cpu, began = server_cpu(pid), time.perf_counter()
+    cpu, loop, began = server_cpu(pid), main_thread_cpu(pid), time.perf_counter()
     settle()
     waited = time.perf_counter() - began
     ran = result["requests"] / result["rps"] if result["rps"] else 0.0
     result["settle_s"] = waited
     result["rps"] = result["requests"] / (ran + waited) if ran + waited else 0.0
     result["cpu_seconds"] += server_cpu(pid) - cpu
+    result["cpu_loop_seconds"] += main_thread_cpu(pid) - loop
     result["cpu"] = result["cpu_seconds"] / max(1, result["requests"])
 
 
@@ -127,6 +128,7 @@ def summarize(rounds: list[dict]) -> dict:
         ),
         "requests": requests,
         "cpu": sum(r["cpu_seconds"] for r in rounds) / max(1, requests),
+        "cpu_loop": sum(r["cpu_loop_seconds"] for r in rounds) / max(1, requests),
         **{p: median(p) for p in ("p50", "p90", "p95", "p99")},
         **{k: sum(r[k] for r in rounds) for k in ("non2xx", "socket", "server_errors", "locked")},
     }
@@ -173,6 +175,7 @@ def read_test(args, info, serve: procs.Server, work: Path, report, log) -> procs
     report.add(f"{label}, server CPU per request", ours["cpu"], bare["cpu"],
                _ratio(ours["cpu"], bare["cpu"]), "ours/base", "— (reported)", None,
                "ms")  # fmt: skip
+    _add_split(report, label, ours, bare)
     report.add(f"{label}, p50 / p99 latency", _pair(ours), _pair(bare), None, "",
                "— (reported)", None)  # fmt: skip
     ratio = _ratio(cold_run["rps"], bare["rps"])
@@ -184,6 +187,18 @@ def read_test(args, info, serve: procs.Server, work: Path, report, log) -> procs
                "ours/base", "≤ 1.5 ms", cold_run["cpu"] <= 0.0015, "ms")  # fmt: skip
     report.details["read"] = {"items": n_items, **got}
     return base
+
+
+def _split(run: dict) -> str:
+    """A run's server CPU per request: in waitress's loop thread / in every other thread
+    (the request threads, and background threads such as the deals' graph projector)."""
+    loop = run["cpu_loop"]
+    return f"{loop * 1000:.2f} / {(run['cpu'] - loop) * 1000:.2f} ms"
+
+
+def _add_split(report, label: str, ours: dict, bare: dict) -> None:
+    report.add(f"{label}, server CPU per request: waitress's loop thread / other threads",
+               _split(ours), _split(bare), None, "", "— (reported)", None)  # fmt: skip
 
 
 def _pair(run: dict) -> str:
@@ -227,6 +242,7 @@ def write_test(args, info, serve: procs.Server, bare: procs.Server, work: Path, 
     report.add(f"{label}, server CPU per request", ours["cpu"], theirs["cpu"],
                _ratio(ours["cpu"], theirs["cpu"]), "ours/base", "— (reported)", None,
                "ms")  # fmt: skip
+    _add_split(report, label, ours, theirs)
     ratio = _ratio(ours["rps"], replay["rps"])
     report.add("REST write, beside the same rows inserted by plain sqlite3 (no HTTP), deals/s",
                ours["rps"], replay["rps"], ratio, "ours/base", "— (reported)", None,
@@ -274,6 +290,7 @@ def search_test(args, info, label: str, queries, serve, base, work: Path, report
                f"{ours['rps']:.0f}/s, {ours['cpu'] * 1000:.2f} ms",
                f"{like['rps']:.0f}/s, {like['cpu'] * 1000:.2f} ms (LIKE)", None, "", "—",
                None)  # fmt: skip
+    _add_split(report, f"/api/search @{label} beside the floor's /healthz", ours, floor)
     report.details.setdefault("search_load", {})[label] = got
 
 

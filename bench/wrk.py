@@ -53,7 +53,18 @@ def driver(preference: str = "auto") -> str:
 
 def server_cpu(pid: int) -> float:
     """User + system CPU seconds of ``pid`` so far (all its threads)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return _cpu_seconds(f"/proc/{pid}/stat")
+
+
+def main_thread_cpu(pid: int) -> float:
+    """User + system CPU seconds of ``pid``'s main thread so far: in ``serve`` and in the
+    bare app alike, the thread that runs waitress's loop (accepting, reading and parsing
+    requests, queuing them, writing what the request threads left unsent)."""
+    return _cpu_seconds(f"/proc/{pid}/task/{pid}/stat")
+
+
+def _cpu_seconds(stat_path: str) -> float:
+    fields = Path(stat_path).read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
@@ -230,14 +241,16 @@ def drive(
     work: str | None = None,
 ) -> dict:
     """One load run against one server (``urls``: one or several paths of it, cycled).
-    With ``pid``, also ``cpu``: the server's CPU seconds per answered request."""
+    With ``pid``, also ``cpu``: the server's CPU seconds per answered request, and
+    ``cpu_loop_seconds``: its main thread's part of ``cpu_seconds``."""
     urls = [urls] if isinstance(urls, str) else list(urls)
-    before = server_cpu(pid) if pid else None
+    before = (server_cpu(pid), main_thread_cpu(pid)) if pid else None
     if driver(use) == "wrk":
         result = _run_wrk(urls, method, headers, body, connections, duration, work)
     else:
         result = _run_python(urls, method, headers, body, connections, duration)
     if pid:
-        result["cpu_seconds"] = server_cpu(pid) - before
+        result["cpu_seconds"] = server_cpu(pid) - before[0]
+        result["cpu_loop_seconds"] = main_thread_cpu(pid) - before[1]
         result["cpu"] = result["cpu_seconds"] / max(1, result["requests"])
     return result

@@ -61,8 +61,41 @@ def test_quick_benchmark_prints_every_figure(driver):
         assert rows, f"{figure!r} missing from:\n{done.stdout}"
         cells = [c.strip() for c in rows[0].split("|")[1:-1]]
         assert len(cells) == 6 and cells[1] not in ("", "n/a"), rows[0]
+    _check_cpu_split(table)
     assert done.stdout.startswith("machine: ")
     load = [line for line in done.stdout.splitlines() if line.startswith("load: ")]
     assert load and load[0].startswith("load: " + DRIVERS[driver]), load
     assert "8 connections" in load[0] or "8 clients" in load[0]
     assert "both servers 4 waitress threads" in load[0]
+
+
+SPLIT = "server CPU per request: waitress's loop thread / other threads"
+
+
+def _ms_pair(cell: str) -> tuple[float, float]:
+    loop, rest = cell.removesuffix(" ms").split(" / ")
+    return float(loop), float(rest)
+
+
+def _check_cpu_split(table: list[str]) -> None:
+    """The read, write and search figures split each server's CPU per request between
+    waitress's loop thread and the rest, and for reads and writes the two parts add up to
+    the row that gives the whole."""
+    rows = {}
+    for line in table:
+        cells = [c.strip() for c in line.split("|")[1:-1]]
+        rows[cells[0]] = cells
+    split = {name: cells for name, cells in rows.items() if name.endswith(SPLIT)}
+    assert len(split) == 3, sorted(rows)
+    added_up = 0
+    for name, cells in split.items():
+        for cell in cells[1:3]:
+            loop, rest = _ms_pair(cell)
+            assert loop > 0 and rest > 0, (name, cell)
+        whole_name = name.removesuffix(": waitress's loop thread / other threads")
+        if whole_name in rows:  # reads and writes have a row for the whole
+            loop, rest = _ms_pair(cells[1])
+            whole = float(rows[whole_name][1].removesuffix(" ms"))
+            assert abs(loop + rest - whole) <= 0.02, (name, cells[1], whole)
+            added_up += 1
+    assert added_up == 2, sorted(split)
