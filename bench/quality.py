@@ -393,7 +393,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--site", action="append", help="only these sites (repeatable)")
     parser.add_argument("--json", action="store_true", help="print JSON")
     parser.add_argument("--verbose", action="store_true", help="list every fact and record")
+    parser.add_argument(
+        "--corpus",
+        action="store_true",
+        help="the development corpus (bench/corpus) by group: tuning and check",
+    )
+    parser.add_argument("--group", choices=("tuning", "check"), help="with --corpus: one group")
     args = parser.parse_args(argv)
+    if args.corpus:
+        from bench.corpus.score import corpus_main
+
+        return corpus_main(args)
     report, failed = [], False
     with loopback_env(), tempfile.TemporaryDirectory(prefix="ci-quality-") as tmp:
         for name, server, facts in sites():

@@ -279,3 +279,39 @@ def test_a_nested_copy_of_a_site_is_not_crawled():
     assert not is_mirror_copy("https://example.test/team/")
     assert not is_mirror_copy("https://example.test/contact-us.html")
     assert not is_mirror_copy("https://example.test/node.js/")  # a one-folder page name
+
+
+def test_a_dead_sitemap_named_by_robots_falls_back_to_the_usual_paths(bare, fetcher):
+    """robots.txt names a sitemap that answers 404: the site's pages are still found
+    through the usual sitemap paths, not only through its menu."""
+    urlset = f"""<?xml version="1.0"?>
+    <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+      <url><loc>{bare.base}/deep/security</loc></url>
+    </urlset>""".encode()
+    robots = f"User-agent: *\nAllow: /\nSitemap: {bare.base}/gone-sitemap.xml\n".encode()
+    bare.routes["/robots.txt"] = lambda h: h.send(200, robots, "text/plain")
+    bare.routes["/"] = lambda h: h.send(200, page())
+    bare.routes["/wp-sitemap.xml"] = lambda h: h.send(200, urlset, "application/xml")
+    bare.routes["/deep/security"] = lambda h: h.send(200, page())
+    result = crawl_site(fetcher, bare.url("/"))
+    assert [p.url for p in result.pages] == [bare.url("/"), bare.url("/deep/security")]
+    assert result.sitemaps == [bare.url("/wp-sitemap.xml")]
+    assert bare.hits("/gone-sitemap.xml") == 1
+
+
+def test_one_folder_of_pages_cannot_use_up_the_page_budget(bare, fetcher):
+    """Two dozen connector pages linked before the security page: the folder gets its
+    budget, then the rest of the site comes first, and the cap still fills up."""
+    from ci_service.intel.crawl_order import FAMILY_BUDGET
+
+    connectors = [f"/integrations/tool-{i}" for i in range(24)]
+    bare.routes["/"] = lambda h: h.send(200, page(*connectors, "/security", "/customers"))
+    for path in [*connectors, "/security", "/customers"]:
+        bare.routes[path] = lambda h, p=path: h.send(200, page() + p.encode())
+    result = crawl_site(fetcher, bare.url("/"), max_pages=12, use_sitemaps=False)
+    urls = [p.url.removeprefix(bare.base) for p in result.pages]
+    assert len(urls) == 12
+    assert "/security" in urls and "/customers" in urls
+    assert sum(u.startswith("/integrations/") for u in urls) == 12 - 3
+    first = urls.index("/security")
+    assert sum(u.startswith("/integrations/") for u in urls[:first]) <= FAMILY_BUDGET

@@ -333,3 +333,26 @@ def test_comments_job_posts_and_copies_of_pages_from_feeds_are_not_news():
         BASE + "/", pages=[home], news=feed, skipped=[(BASE + "/b/", f"duplicate of {BASE}/")]
     )
     assert [e.title for e in news_entries(snapshot)] == ["We launched"]
+
+
+@pytest.mark.parametrize(
+    ("text", "lang", "expected"),
+    [
+        ("5.4.2016", "", (2016, 4, 5)),  # dots: day first, whatever the language
+        ("05.04.2016", "en", (2016, 4, 5)),
+        ("5-4-2016", "de", (2016, 4, 5)),
+        ("5/4/2016", "en", (2016, 5, 4)),  # slashes on an English page: month first
+        ("5/4/2016", "fr", (2016, 4, 5)),
+        ("13/4/2016", "en", (2016, 4, 13)),  # a number over 12 is the day
+        ("4/13/2016", "de", (2016, 4, 13)),
+        ("31.02.2016", "de", None),
+    ],
+)
+def test_dates_in_numbers_alone_are_read_as_their_writer_meant(text, lang, expected):
+    from ci_service.pipeline.news_dates import find_date
+
+    def day(when):
+        return None if when is None else (when.year, when.month, when.day)
+
+    assert day(parse_date(text, lang)) == expected
+    assert day(find_date(f"Published {text} by the team", lang)) == expected

@@ -181,6 +181,11 @@ def test_trial_lengths_counts_and_years_are_never_prices():
     assert terms(page_plans(page("/pricing/", text=text))) == [
         ("Pro", 12.0, "USD", "month", None, False)
     ]
+    # A trial's length written under a currency sign is no price of a plan.
+    signed = cards("<h3>Pro</h3><p>$29 / month</p>", "<h3>Try it</h3><p>$ 2 Week Free Trial</p>")
+    assert terms(page_plans(page("/pricing/", signed))) == [
+        ("Pro", 29.0, "USD", "month", None, False)
+    ]
 
 
 # -- tables ---------------------------------------------------------------------------------

@@ -26,13 +26,26 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 from xml.etree import ElementTree
 
-from ci_service.intel.crawl_order import RANK_START, crawl_rank, is_mirror_copy
+from ci_service.intel.crawl_order import (
+    FAMILY_BUDGET,
+    RANK_DEFERRED,
+    RANK_START,
+    crawl_rank,
+    family_of,
+    is_mirror_copy,
+)
 from ci_service.intel.errors import BlockedUrl, FetchError, RobotsDisallowed
 from ci_service.intel.extract import Page, extract_html
 from ci_service.intel.fetch import REDIRECT_STATUSES, Fetcher, FetchResult
 from ci_service.intel.urls import DEFAULT_PORTS, normalize_url
 
 MAX_SITEMAP_FILES = 10
+USUAL_SITEMAP_PATHS = (
+    "/sitemap.xml",
+    "/sitemap_index.xml",
+    "/wp-sitemap.xml",
+    "/sitemap-index.xml",
+)
 FETCHES_PER_PAGE = 2  # fetch attempts (pages, errors, duplicates) per page of the cap
 MAX_SITEMAP_BYTES = 20 * 1024 * 1024
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
@@ -270,6 +283,7 @@ class _Crawl:
         self.site = site_key(start)
         self.max_depth = max_depth
         self.max_sitemap_urls = max_sitemap_urls
+        self.family_pages: dict[str, int] = {}  # folder -> pages of it taken from the queue
 
     def enqueue(self, url: str, depth: int, text: str = "", menu: bool = False) -> None:
         target = normalize_url(url)
@@ -290,8 +304,19 @@ class _Crawl:
             heapq.heappush(self.queue, (rank, depth, next(self.order), target))
 
     def pop(self) -> tuple[str, int]:
-        _rank, depth, _order, url = heapq.heappop(self.queue)
-        return url, depth
+        """The next page to fetch; a page whose folder has had its budget waits behind
+        the rest of the site (``crawl_order.FAMILY_BUDGET``)."""
+        while True:
+            rank, depth, order, url = heapq.heappop(self.queue)
+            family = family_of(url)
+            if family is None:
+                return url, depth
+            taken = self.family_pages.get(family, 0)
+            if rank < RANK_DEFERRED and taken >= FAMILY_BUDGET:
+                heapq.heappush(self.queue, (RANK_DEFERRED, depth, order, url))
+                continue
+            self.family_pages[family] = taken + 1
+            return url, depth
 
     def duplicate_of(self, url: str, page: Page) -> str | None:
         """The stored page this one repeats (same canonical URL or same text), else None;
@@ -370,9 +395,17 @@ class _Crawl:
         origin = normalize_url("/", self.result.start_url) or self.result.start_url
         for page in self.result.pages[:1]:
             origin = page.url
+        named = discover_sitemaps(self.fetcher, origin)
         urls, self.result.sitemaps = read_sitemaps(
-            self.fetcher, discover_sitemaps(self.fetcher, origin), max_urls=self.max_sitemap_urls
+            self.fetcher, named, max_urls=self.max_sitemap_urls
         )
+        if not urls:
+            # robots.txt may name a sitemap that is gone (404) or empty: the usual paths.
+            usual = [urljoin(origin, path) for path in USUAL_SITEMAP_PATHS]
+            urls, read = read_sitemaps(
+                self.fetcher, [u for u in usual if u not in named], max_urls=self.max_sitemap_urls
+            )
+            self.result.sitemaps += read
         for url in urls:
             self.enqueue(url, 1)
 

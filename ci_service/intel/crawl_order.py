@@ -2,9 +2,10 @@
 
 Pages that say who the company is, what it sells and at what price come first; then the
 entries of the start page's menu, whatever their labels; then the rest; then posts (those
-whose link announces something before the others); archives, tags, legal pages and URLs
-with queries last. A folder named like a host (a mirror's nested older copy) is not
-crawled at all (:func:`is_mirror_copy`).
+whose link announces something before the others); then the pages of a folder past its
+budget (:data:`FAMILY_BUDGET`); archives, tags, legal pages and URLs with queries last. A
+folder named like a host (a mirror's nested older copy) is not crawled at all
+(:func:`is_mirror_copy`).
 """
 
 from __future__ import annotations
@@ -47,7 +48,11 @@ ANNOUNCEMENT = re.compile(
     r"availability|awards?|wins?|named)\b",
     re.IGNORECASE,
 )
-RANK_START, RANK_KEY, RANK_MENU, RANK_NORMAL, RANK_POST, RANK_LOW = 0, 1, 2, 3, 4, 5
+RANK_START, RANK_KEY, RANK_MENU, RANK_NORMAL, RANK_POST, RANK_DEFERRED, RANK_LOW = range(7)
+# Pages of one folder (integration or connector pages, glossary terms, posts, case studies)
+# fetched before the rest of the site is reached; the folder's other pages wait until then,
+# so two dozen pages of one kind cannot use up the pages where the facts are.
+FAMILY_BUDGET = 8
 
 
 # A first path segment named like a host ("/example.com/about/"): a nested copy of a site
@@ -66,6 +71,15 @@ def is_mirror_copy(url: str) -> bool:
     if len(segments) < 2:
         return False  # "/node.js/" is a page name; "/example.com/team/" is a copy
     return bool(_HOST_SEGMENT.match(segments[0]) and not _PAGE_FILE.search(segments[0]))
+
+
+def family_of(url: str) -> str | None:
+    """The folder a page shares with pages like it ("/integrations/" for
+    "/integrations/slack/"), or None for a page at the top of the site."""
+    segments = [s for s in urlsplit(url).path.split("/") if s and not _INDEX_FILE.match("/" + s)]
+    if len(segments) < 2:
+        return None
+    return "/" + "/".join(segments[:-1]) + "/"
 
 
 def crawl_rank(url: str, text: str = "", menu: bool = False) -> int:

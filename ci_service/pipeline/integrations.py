@@ -10,7 +10,10 @@ Two page shapes, recognised by URL and headings (never by site):
 - **list pages**: a page whose path, title or headings say integrations, connectors,
   supported devices/hardware/platforms or compatibility. Under each heading that says so
   (or, on such a page, any heading), the short list lines (1–8 words, starting with a
-  capital or digit, not a sentence, not a call to action) are the items.
+  capital or digit, not a sentence, not a call to action) are the items. On such a page a
+  grid of repeated records (``pipeline.records``: cards with a name and a line or two)
+  gives one item per record whose name is such a line, quoted by the record's line that
+  names it: a directory of two dozen connectors is read from its one index page.
 
 Items become features of the competitor's offerings, ``"<Name>"`` with a description
 saying what it is ("Integration", or the list's heading such as "Reference boards"),
@@ -30,6 +33,7 @@ from urllib.parse import urlsplit
 from ci_service.pipeline.evidence import Cite, sentences
 from ci_service.pipeline.product_layout import chrome_name, junk
 from ci_service.pipeline.product_sources import blocked
+from ci_service.pipeline.records import record_sets
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 DETAIL_PATH = re.compile(
@@ -136,6 +140,30 @@ def _list_items(page: SitePage) -> list[Supported]:
     return out
 
 
+def _grid_items(page: SitePage) -> list[Supported]:
+    """Items of the page's record grids (a name per card), each quoted by its card's line
+    that names it (or the name's own line), when that quote is in the page's text."""
+    text = " ".join(page.text.split())
+    page_says = bool(LIST_WORDS.search(f"{urlsplit(page.url).path} {page.title}"))
+    out = []
+    for found in record_sets(page.html, page.url):
+        listed = LIST_WORDS.search(found.heading)
+        if not (page_says or listed):
+            continue
+        kind = found.heading.strip() if listed else "Integration"
+        names = [(r, _item_line(r.name)) for r in found.records]
+        if sum(1 for _r, name in names if name) < max(3, len(names) * 0.8):
+            continue  # not a grid of named things (a filter bar, prose blocks)
+        for record, name in names:
+            if not name or LIST_WORDS.search(name):
+                continue
+            lines = [line for line in record.lines if name.casefold() in line.casefold()]
+            quote = next((q for q in [*lines, name] if " ".join(q.split()) in text), None)
+            if quote is not None:
+                out.append(Supported(name, kind, Cite(page.url, quote), kind))
+    return out
+
+
 def extract_supported(snapshot: SiteSnapshot, company_name: str = "") -> list[Supported]:
     """Integrations and supported platforms named on the site, deduplicated by name."""
     found: dict[str, Supported] = {}
@@ -147,7 +175,7 @@ def extract_supported(snapshot: SiteSnapshot, company_name: str = "") -> list[Su
     for page in pages:
         if DETAIL_PATH.search(urlsplit(page.url).path) or not _is_list_page(page):
             continue
-        for item in _list_items(page):
+        for item in _list_items(page) + _grid_items(page):
             found.setdefault(item.name.casefold(), item)
     return list(found.values())[:MAX_ITEMS]
 

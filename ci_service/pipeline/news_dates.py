@@ -23,7 +23,7 @@ _YEAR = r"(?:19|20)\d\d"
 _DATE = re.compile(
     rf"\b{_MONTH}\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+{_YEAR}\b"
     rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b"
-    rf"|\b{_YEAR}-\d\d-\d\d\b|\b{_YEAR}/\d\d/\d\d\b|\b\d{{1,2}}[./]\d{{1,2}}[./]{_YEAR}\b"
+    rf"|\b{_YEAR}-\d\d-\d\d\b|\b{_YEAR}/\d\d/\d\d\b|\b\d{{1,2}}([./-])\d{{1,2}}\1{_YEAR}\b"
     rf"|\b{_MONTH}\s+{_YEAR}\b",
     re.IGNORECASE,
 )
@@ -52,9 +52,34 @@ def _common_form(text: str) -> datetime | None:
     return None
 
 
-def parse_date(value: Any) -> datetime | None:
-    """``value`` (ISO text, "July 27, 2018", a datetime) as an aware UTC datetime, or None
-    when it is not a date or lies outside 1990 .. now + 2 days."""
+# A date written in numbers only: "5.4.2016", "05/04/2016", "5-4-2016".
+_NUMERIC = re.compile(r"^(\d{1,2})([./-])(\d{1,2})\2((?:19|20)\d\d)$")
+
+
+def numeric_date(text: str, lang: str = "") -> datetime | None:
+    """A date written in numbers alone, read the way its writer meant it: with dots or
+    dashes the day comes first (that is how the languages that write them so order them);
+    with slashes a number over 12 is the day, and otherwise an English page puts the month
+    first and any other language the day."""
+    match = _NUMERIC.match(text.strip())
+    if match is None:
+        return None
+    first, separator, second, year = match.groups()
+    a, b = int(first), int(second)
+    if separator != "/" or a > 12 or (b <= 12 and lang not in ("", "en")):
+        day, month = a, b
+    else:
+        month, day = a, b
+    try:
+        return datetime(int(year), month, day, tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def parse_date(value: Any, lang: str = "") -> datetime | None:
+    """``value`` (ISO text, "July 27, 2018", "5.4.2016", a datetime) as an aware UTC
+    datetime, or None when it is not a date or lies outside 1990 .. now + 2 days. ``lang``
+    is the page's language, for dates in numbers alone (:func:`numeric_date`)."""
     if isinstance(value, datetime):
         when = value
     else:
@@ -64,7 +89,7 @@ def parse_date(value: Any) -> datetime | None:
         try:
             when = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
-            when = _common_form(text)
+            when = numeric_date(text, lang) if _NUMERIC.match(text) else _common_form(text)
         if when is None:
             import dateparser
 
@@ -78,7 +103,7 @@ def find_date(text: str, lang: str = "") -> datetime | None:
     """The first plausible written date in ``text``: English forms, then (for a page in
     another language) that language's ("12. mart 2024.", "12. März 2024")."""
     for match in _DATE.finditer(text or ""):
-        if when := parse_date(match.group(0)):
+        if when := parse_date(match.group(0), lang):
             return when
     if lang and lang != "en":
         from ci_service.pipeline.language import find_written_date

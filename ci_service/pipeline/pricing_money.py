@@ -154,6 +154,8 @@ NOT_THE_PRICE = re.compile(
     r"regular(?:ly)?|normally|up\s+to)\W{0,3})$",
     re.IGNORECASE,
 )
+# A count of days, weeks or months right after a number ("2 Week", "14-day").
+_DURATION_AFTER = re.compile(r"[\s-]*(?:days?|weeks?|months?|years?)\b", re.IGNORECASE)
 QUOTE_MARKS = "\"“”„«»‘’'"
 # A plan its own card or row says is not sold yet: a status line or badge ("Coming soon",
 # "Beta", "Early access", "On the roadmap", "Planned", "Join the waitlist", "Coming in
@@ -302,6 +304,8 @@ def prices(line: str, next_line: str = "") -> list[Price]:
             continue
         if NOT_A_PRICE_AFTER.match(line[match.end() : match.end() + 60]):
             continue
+        if _DURATION_AFTER.match(line[match.end() :]) and TRIAL.search(line):
+            continue  # "$ 2 Week Free Trial": a trial's length under a currency sign
         currency = currency_of(match)
         end = matches[i + 1].start() if i + 1 < len(matches) else len(line)
         after = line[match.end() : end]
