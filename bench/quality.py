@@ -223,7 +223,9 @@ def collect_records(k: Knowledge) -> list[Record]:
     for offering in k.offerings:
         features = offering.get("features") or []
         plans = offering.get("pricing") or []
-        evidenced = any(_evidenced(f, k.intel) for f in features + plans)
+        evidenced = _evidenced(offering, k.intel) or any(
+            _evidenced(f, k.intel) for f in features + plans
+        )
         text = f"{offering['name']} — {offering.get('description', '')}"
         out.append(Record("offering", text, evidenced))
         for feature in features:
@@ -399,6 +401,9 @@ def main(argv: list[str] | None = None) -> int:
         help="the development corpus (bench/corpus) by group: tuning and check",
     )
     parser.add_argument("--group", choices=("tuning", "check"), help="with --corpus: one group")
+    parser.add_argument(
+        "--jobs", type=int, default=2, help="with --corpus: sites collected at once (processes)"
+    )
     args = parser.parse_args(argv)
     if args.corpus:
         from bench.corpus.score import corpus_main

@@ -315,3 +315,21 @@ def test_one_folder_of_pages_cannot_use_up_the_page_budget(bare, fetcher):
     assert sum(u.startswith("/integrations/") for u in urls) == 12 - 3
     first = urls.index("/security")
     assert sum(u.startswith("/integrations/") for u in urls[:first]) <= FAMILY_BUDGET
+
+
+def test_an_unlinked_about_page_is_tried_at_its_usual_addresses(bare, fetcher):
+    """The start page links no page about the company: the usual addresses are tried
+    among the key pages; those that answer 404 are no error of the site's."""
+    bare.routes["/"] = lambda h: h.send(200, page("/pricing"))
+    bare.routes["/pricing"] = lambda h: h.send(200, page() + b"plans")
+    bare.routes["/company/"] = lambda h: h.send(200, page() + b"our team")
+    result = crawl_site(fetcher, bare.url("/"), use_sitemaps=True)
+    urls = [p.url.removeprefix(bare.base) for p in result.pages]
+    assert urls == ["/", "/pricing", "/company/"]
+    assert result.errors == [] and result.skipped == []
+    assert bare.hits("/about/") == bare.hits("/team/") == 1
+    # A start page that links its about page gets no guesses.
+    bare.routes["/"] = lambda h: h.send(200, page("/who-we-are"))
+    bare.routes["/who-we-are"] = lambda h: h.send(200, page() + b"who")
+    crawl_site(fetcher, bare.url("/"))
+    assert bare.hits("/about/") == 1

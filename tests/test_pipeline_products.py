@@ -320,6 +320,12 @@ def test_saving_keeps_resolving_evidence_and_drops_the_rest(api):
     assert sync["evidenceIds"] == ["item-crm"] and "cite" not in sync
     assert sync["quotes"][0]["quote"] == "Email sync Two-way sync with Gmail and Outlook."
     assert sync["quotes"][0]["url"].startswith(BASE + "/crm/#:~:text=Email%20sync")
+    # the product itself keeps the sentence that states it, and the API shows it
+    (source,) = stored["Acme CRM"].sources
+    assert source["evidenceId"] == "item-crm" and "Acme CRM" in source["quote"]
+    listed = api.get("/api/offerings").get_json()["offerings"]
+    shown = next(o for o in listed if o["name"] == "Acme CRM")
+    assert shown["evidenceIds"] == ["item-crm"] and shown["quotes"] == [source]
 
     # a second collect keeps the feature ids and takes the newest evidence
     again = extract_products(snapshot(home("<h1>Acme</h1>", nav=NAV), crm_page()))
@@ -331,6 +337,7 @@ def test_saving_keeps_resolving_evidence_and_drops_the_rest(api):
     assert by_name["Email sync"]["id"] == sync["id"]
     assert by_name["Email sync"]["evidenceIds"] == ["item-crm-2"]
     assert "Forecasts" in by_name
+    assert [s["evidenceId"] for s in row.sources] == ["item-crm-2"]
 
 
 def test_saving_without_evidence_keeps_everything_but_the_cite(api):

@@ -47,3 +47,122 @@ def test_prose_and_empty_markup_give_no_sets():
     html = f"<html><body><div>{prose}</div><div>{prose}</div><div>{prose}</div></body></html>"
     assert record_sets(html) == []
     assert record_sets("") == [] and record_sets("<html></html>") == []
+
+
+# -- the readers built on record sets --------------------------------------------------------
+
+BASE = "https://acme.example"
+
+
+def site_page(path, html, kind="", depth=1, title="Acme"):
+    from ci_service.intel.extract import extract_html
+    from ci_service.pipeline.site import SitePage
+
+    read = extract_html(html, BASE + path)
+    made = SitePage(
+        BASE + path,
+        read.title or title,
+        read.description,
+        read.text,
+        [(s.heading, s.level, s.text) for s in read.sections],
+        list(read.json_ld),
+        [(link.url, link.text) for link in read.links],
+        depth,
+    )
+    made.html, made.kind = html, kind
+    return made
+
+
+def test_a_titled_team_grid_of_first_names_gives_people_and_former_staff_none():
+    from ci_service.pipeline.people import extract_people
+
+    html = """<html><body><main><h1>About us</h1><h2>Team</h2><div class="team">
+      <div class="m"><h4>Daniel</h4><p>CEO &amp; Co-Founder</p></div>
+      <div class="m"><h4>Miriam</h4><p>Project lead &amp; developer</p></div>
+      <div class="m"><h4>Oscar</h4><p>Developer</p></div></div>
+      <h2>Former team members</h2><div class="team">
+      <div class="m"><h4>Jonas</h4><p>Designer</p></div>
+      <div class="m"><h4>Erika</h4><p>Designer</p></div>
+      <div class="m"><h4>Max</h4><p>Developer</p></div></div></main></body></html>"""
+    found = extract_people(site_page("/about/", html, kind="about"))
+    assert [(p.name, p.title, p.founder) for p in found] == [
+        ("Daniel", "CEO & Co-Founder", True),
+        ("Miriam", "Project lead & developer", False),
+        ("Oscar", "Developer", False),
+    ]
+    assert found[0].cite.quote == "Daniel CEO & Co-Founder"
+
+
+def test_a_services_grid_gives_offerings_a_benefits_grid_none():
+    from ci_service.pipeline.products import extract_products
+    from ci_service.pipeline.site import SiteSnapshot
+
+    def cards(*rows):
+        return "".join(f'<div class="card"><h3>{n}</h3><p>{d}</p></div>' for n, d in rows)
+
+    services = f"""<html><body><main><h1>Our Services</h1><h2>What we offer</h2>
+      <div class="grid">{
+        cards(
+            ("Eye Exams", "Full testing of your vision and eye health."),
+            ("Contact Lenses", "Fittings for soft and specialty contact lenses."),
+            ("Glaucoma Care", "Early detection and monitoring of glaucoma."),
+        )
+    }</div>
+      <h2>Why patients choose us</h2><div class="grid">{
+        cards(
+            ("Kind staff", "Our staff takes the time to listen."),
+            ("Modern tools", "We use the newest imaging devices."),
+            ("Fair prices", "We keep our prices fair for families."),
+        )
+    }</div></main></body></html>"""
+    home = site_page(
+        "/",
+        "<html><body><h1>Acme Eye Center</h1><p>Eye care.</p></body></html>",
+        kind="home",
+        depth=0,
+    )
+    listing = site_page("/services/", services, kind="product")
+    names = [d.name for d in extract_products(SiteSnapshot(BASE + "/", [home, listing]))]
+    assert names[:3] == ["Eye Exams", "Contact Lenses", "Glaucoma Care"]
+    assert not {"Kind staff", "Modern tools", "Fair prices"} & set(names)
+
+
+def test_customers_from_a_logo_wall_and_a_clients_grid_not_from_partners():
+    from ci_service.pipeline.profile_customers import customers_in_records
+
+    def logos(*alts):
+        return "".join(f'<li><img src="x.png" alt="{alt}"></li>' for alt in alts)
+
+    html = f"""<html><body><main><h1>Acme</h1><h2>Trusted by leading retailers</h2>
+      <ul class="logos">{logos("Globex logo", "Initech", "Umbrella_Corp.png")}</ul>
+      <h2>Our partners</h2><ul class="logos">{logos("Hooli", "Vehement", "Massive")}</ul>
+      <h2>Clients</h2><div class="c"><div class="x"><h4>Soylent</h4><p>Retail chain</p></div>
+      <div class="x"><h4>Acme Bank</h4><p>Bank</p></div><div class="x"><h4>Tyrell</h4>
+      <p>Robots</p></div></div></main></body></html>"""
+    found = customers_in_records(site_page("/", html, kind="home", depth=0))
+    assert found == [
+        ("Globex", "Trusted by leading retailers"),
+        ("Initech", "Trusted by leading retailers"),
+        ("Umbrella Corp", "Trusted by leading retailers"),
+        ("Soylent", "Soylent"),
+        ("Acme Bank", "Acme Bank"),
+        ("Tyrell", "Tyrell"),
+    ]
+
+
+def test_integrations_read_from_a_directory_grid():
+    from ci_service.pipeline.integrations import extract_supported
+    from ci_service.pipeline.site import SiteSnapshot
+
+    rows = "".join(
+        f'<a class="card" href="/integrations/{n.lower()}/"><h3>{n}</h3>'
+        f"<p>Use {n} as a data source.</p></a>"
+        for n in ("Airtable", "MongoDB", "CouchDB", "DynamoDB")
+    )
+    html = f"""<html><body><main><h1>Integrations</h1><div class="filters">
+      <a href="/all">All (4)</a><a href="/db">Databases (4)</a><a href="/x">Other (0)</a></div>
+      <div class="grid">{rows}</div></main></body></html>"""
+    found = extract_supported(SiteSnapshot(BASE + "/", [site_page("/integrations/", html)]))
+    assert [(s.name, s.cite.quote) for s in found] == [
+        (n, f"Use {n} as a data source.") for n in ("Airtable", "MongoDB", "CouchDB", "DynamoDB")
+    ]

@@ -47,13 +47,14 @@ def build_site(site: Site, *, force: bool = False) -> Path:
     Files the snapshot lacks (it leaves out files of 4 MiB and more) are skipped."""
     target = copy_of(site)
     stamp = target / ".corpus-commit"
-    if not force and stamp.is_file() and stamp.read_text().strip() == site.commit:
+    state = " ".join([site.commit, *site.leave_out])
+    if not force and stamp.is_file() and stamp.read_text().strip() == state:
         return target
     git_dir = snapshot_of(site)
     if not git_dir.is_dir():
         raise SnapshotMissing(f"{site.site}: no snapshot at {git_dir}; fetch github:{site.repo}")
     try:
-        files = _tree(git_dir, site.commit, site.folder)
+        files = [f for f in _tree(git_dir, site.commit, site.folder) if f[1] not in site.leave_out]
     except SnapshotMissing as error:
         raise SnapshotMissing(f"{site.site}: {error}") from None
     if target.exists():
@@ -80,5 +81,5 @@ def build_site(site: Site, *, force: bool = False) -> Path:
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(body)
         batch.stdin.close()
-    stamp.write_text(site.commit + "\n")
+    stamp.write_text(state + "\n")
     return target

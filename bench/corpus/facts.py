@@ -89,7 +89,8 @@ def to_fact(fact: dict[str, Any]) -> Fact:
 
 
 def _price_fact(fact: dict[str, Any]) -> Fact:
-    name = fact.get("planMatch") or re.escape(fact["plan"])
+    # "Professional (billed monthly)": the name before a writer's qualifier in brackets.
+    name = fact.get("planMatch") or re.escape(fact["plan"].split(" (")[0].strip())
     patterns = [rf'"name": "[^"]*?(?:{name})']
     if fact.get("onRequest"):
         patterns.append(r'"onRequest": true')
@@ -103,8 +104,10 @@ def _price_fact(fact: dict[str, Any]) -> Fact:
             patterns.append(rf'"currency": "{fact["currency"]}"')
         shown = f"{fact.get('currency', '')} {fact['amount']}".strip()
     if fact.get("period"):
-        period = {"once": "one-time"}.get(fact["period"], fact["period"])
-        patterns.append(rf'"period": "{period}"')
+        if fact["period"] == "once":  # a price with no period stated is paid once
+            patterns.append(r'"period": (?:"one-time"|null)')
+        else:
+            patterns.append(rf'"period": "{fact["period"]}"')
         shown += f"/{fact['period']}"
     return Fact("prices", f"{fact['plan']} {shown}", PLACES["prices"], tuple(patterns))
 

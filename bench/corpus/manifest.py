@@ -41,6 +41,9 @@ class Site:
     built: str = ""
     has: dict[str, bool] = field(default_factory=dict)
     notes: str = ""
+    # Files of the repository that were never part of the public site (a staging copy's
+    # robots.txt that disallows every page): left out of the local copy, said in ``notes``.
+    leave_out: tuple[str, ...] = ()
 
     @property
     def facts_path(self) -> Path:
@@ -83,6 +86,7 @@ def load_site(path: Path) -> Site:
         built=data.get("built", ""),
         has=dict(data.get("has") or {}),
         notes=data.get("notes", ""),
+        leave_out=tuple(data.get("leave_out") or ()),
     )
 
 

@@ -11,13 +11,15 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import tempfile
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
 from bench.corpus.build import SnapshotMissing, build_site
 from bench.corpus.facts import load_facts
-from bench.corpus.manifest import Site, load_sites
+from bench.corpus.manifest import load_sites
 from bench.corpus.serve import serve_site
 from bench.corpus.split import CHECK, TUNING
 
@@ -35,32 +37,42 @@ def score_site(name: str, group: str, url: str, facts: Any, workdir: Path) -> di
 
 
 def corpus_reports(
-    workdir: Path, only: list[str] | None = None, groups: tuple[str, ...] = (TUNING, CHECK)
+    workdir: Path,
+    only: list[str] | None = None,
+    groups: tuple[str, ...] = (TUNING, CHECK),
+    jobs: int = 1,
 ) -> list[dict[str, Any]]:
+    """Every selected site's report, in a fixed order (shared sites, then the corpus by
+    group and name); ``jobs`` sites are collected at once, each in a process of its own."""
     from bench import quality
 
-    reports = []
+    names: list[str] = []
     if TUNING in groups:
-        for name, server, facts in quality.sites():
-            if name in quality.FIXTURE_SITES or (only and name not in only):
-                continue
+        names += [n for n, _s, _f in quality.sites() if n not in quality.FIXTURE_SITES]
+    names += [s.site for s in load_sites() if s.group in groups]
+    names = [n for n in names if not only or n in only]
+    if jobs <= 1:
+        return [_report(name, str(workdir)) for name in names]
+    with ProcessPoolExecutor(jobs) as pool:
+        return list(pool.map(_report, names, [str(workdir)] * len(names)))
+
+
+def _report(name: str, workdir: str) -> dict[str, Any]:
+    from bench import quality
+
+    print(f"collecting {name}", file=sys.stderr, flush=True)
+    for shared, server, facts in quality.sites():
+        if shared == name:
             with server() as url:
-                reports.append(score_site(name, TUNING, url, facts, workdir))
-    for site in load_sites():
-        if site.group not in groups or (only and site.site not in only):
-            continue
-        reports.append(_corpus_site(site, workdir))
-    return reports
-
-
-def _corpus_site(site: Site, workdir: Path) -> dict[str, Any]:
+                return score_site(name, TUNING, url, facts, Path(workdir))
+    site = next(s for s in load_sites() if s.site == name)
     try:
         build_site(site)
     except SnapshotMissing as error:
         return {"site": site.site, "group": site.group, "error": str(error)}
     facts = load_facts(site.facts_path)
     with serve_site(site) as url:
-        return score_site(site.site, site.group, url, facts, workdir)
+        return score_site(site.site, site.group, url, facts, Path(workdir))
 
 
 def group_totals(reports: list[dict[str, Any]], group: str) -> dict[str, Any]:
@@ -90,7 +102,7 @@ def group_totals(reports: list[dict[str, Any]], group: str) -> dict[str, Any]:
     }
 
 
-def print_corpus(reports: list[dict[str, Any]]) -> None:
+def print_corpus(reports: list[dict[str, Any]], verbose: bool = False) -> None:
     from bench import quality
 
     for report in reports:
@@ -104,7 +116,7 @@ def print_corpus(reports: list[dict[str, Any]]) -> None:
                 f"competitor {report['status']}"
             )
         else:
-            quality.print_site(report)
+            quality.print_site(report, verbose=verbose)
             print(f"   wrong: {len(report['wrong'])} value(s)")
             for text in report["wrong"]:
                 print(f"     wrong: {text}")
@@ -139,13 +151,13 @@ def corpus_main(args: argparse.Namespace) -> int:
 
     groups = (args.group,) if args.group else ("tuning", "check")
     with loopback_env(), tempfile.TemporaryDirectory(prefix="ci-quality-") as tmp:
-        reports = corpus_reports(Path(tmp), args.site, groups)
+        reports = corpus_reports(Path(tmp), args.site, groups, args.jobs)
     totals = [group_totals(reports, g) for g in groups]
     if args.json:
         public = [r if r.get("group") == "tuning" else _counts_only(r) for r in reports]
         print(json.dumps({"sites": public, "groups": totals}, indent=2))
     else:
-        print_corpus(reports)
+        print_corpus(reports, args.verbose)
     return 1 if any("error" in r or r.get("status") != "COMPLETE" for r in reports) else 0
 
 

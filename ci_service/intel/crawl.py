@@ -27,9 +27,12 @@ from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
 from xml.etree import ElementTree
 
 from ci_service.intel.crawl_order import (
+    ABOUT_PAGE,
     FAMILY_BUDGET,
     RANK_DEFERRED,
+    RANK_KEY,
     RANK_START,
+    USUAL_ABOUT_PATHS,
     crawl_rank,
     family_of,
     is_mirror_copy,
@@ -239,6 +242,10 @@ def read_sitemaps(
             continue
         read.append(result.url)
         pages, children = parse_sitemap(result.content)
+        # Generators misconfigured without a base URL write "/about/" for a page's <loc>:
+        # a path is read against the sitemap's own address (the crawl keeps its site only).
+        pages = [urljoin(result.url, page) for page in pages]
+        children = [urljoin(result.url, child) for child in children]
         urls.extend(pages[: max_urls - len(urls)])
         for child in children:
             if child not in seen:
@@ -284,6 +291,7 @@ class _Crawl:
         self.max_depth = max_depth
         self.max_sitemap_urls = max_sitemap_urls
         self.family_pages: dict[str, int] = {}  # folder -> pages of it taken from the queue
+        self.probes: set[str] = set()  # usual addresses tried although no page links them
 
     def enqueue(self, url: str, depth: int, text: str = "", menu: bool = False) -> None:
         target = normalize_url(url)
@@ -338,7 +346,33 @@ class _Crawl:
             self.contents[content] = url
         return None
 
+    def probe_about_pages(self) -> None:
+        """When the start page links no page about the company, its usual addresses are
+        tried among the key pages (a site that unlinked its about page still has it)."""
+        queued = [entry[3] for entry in self.queue] + list(self.visited.values())
+        if any(ABOUT_PAGE.search(urlsplit(url).path) for url in queued):
+            return
+        for path in USUAL_ABOUT_PATHS:
+            target = normalize_url(path, self.result.start_url)
+            if target and _dedupe_key(target) not in self.seen:
+                self.seen.add(_dedupe_key(target))
+                self.probes.add(target)
+                heapq.heappush(self.queue, (RANK_KEY, 1, next(self.order), target))
+
     def visit(self, url: str, depth: int) -> CrawledPage | None:
+        if url in self.probes:
+            return self._probe(url, depth)
+        return self._visit(url, depth)
+
+    def _probe(self, url: str, depth: int) -> CrawledPage | None:
+        """A guessed address: a miss is no error of the site's, so it is not recorded."""
+        errors, skipped = len(self.result.errors), len(self.result.skipped)
+        page = self._visit(url, depth)
+        if page is None:
+            del self.result.errors[errors:], self.result.skipped[skipped:]
+        return page
+
+    def _visit(self, url: str, depth: int) -> CrawledPage | None:
         crawl = self.result
         stay = None if depth == 0 else (lambda target: site_key(target) == self.site)
         try:
@@ -464,6 +498,7 @@ def crawl_site(
         if sitemaps_pending:
             sitemaps_pending = False
             state.read_sitemaps()
+            state.probe_about_pages()
     if probe_feeds and not crawl.feeds and not crawl.cancelled:
         crawl.feeds.extend(probe_feed_paths(fetcher, normalize_url("/", start) or start))
     return crawl

@@ -48,6 +48,15 @@ ANNOUNCEMENT = re.compile(
     r"availability|awards?|wins?|named)\b",
     re.IGNORECASE,
 )
+# The page that says who the company is, in the words sites name it by; when the start
+# page links none, the usual addresses of one are tried (:data:`USUAL_ABOUT_PATHS`).
+ABOUT_PAGE = re.compile(
+    r"(?:^|/)(?:about|about-us|company|team|our-team|people|who-we-are|leadership|"
+    r"ueber-uns|uber-uns|über-uns|unternehmen|a-propos|qui-sommes-nous|equipe|quienes-somos|"
+    r"nosotros|equipo|empresa|chi-siamo|azienda|over-ons|om-oss|om-os|o-nama|sobre)(?:[/.]|$)",
+    re.IGNORECASE,
+)
+USUAL_ABOUT_PATHS = ("/about/", "/about-us/", "/company/", "/team/")
 RANK_START, RANK_KEY, RANK_MENU, RANK_NORMAL, RANK_POST, RANK_DEFERRED, RANK_LOW = range(7)
 # Pages of one folder (integration or connector pages, glossary terms, posts, case studies)
 # fetched before the rest of the site is reached; the folder's other pages wait until then,

@@ -272,6 +272,10 @@ def classify(page: Any, *, is_start: bool = False) -> str:
     forms = _forms(doc)
     hints = {kind: _hint(kind, head, h1, segments) for kind in _HEADING_WORDS}
     scores: dict[str, float] = dict(hints)
+    # A page one level under a folder named for products ("/produkte/<name>/") is one of
+    # them, whatever it is called.
+    if len(segments) >= 2 and _HEADING_RE[PRODUCT].match(segments[-2].replace("-", " ")):
+        scores[PRODUCT] += 1.0
 
     legal_hits = len(_LEGAL_WORDS.findall(text))
     if words >= 150 and legal_hits * 1000 / words >= 12:

@@ -39,6 +39,7 @@ from ci_service.pipeline.people_layout import (
     people_in_blocks,
     people_text_blocks,
 )
+from ci_service.pipeline.people_records import people_in_records
 from ci_service.pipeline.people_site import improve_people
 from ci_service.pipeline.people_text import (
     HONORIFICS,
@@ -152,6 +153,16 @@ def _cite(page: SitePage, name: str, title: str | None) -> Cite:
     return Cite(page.url, quote or (f"{name}, {title}" if title else name))
 
 
+def _record_cite(page: SitePage, name: str, title: str | None) -> Cite:
+    """A team card's quote: its name and title as the page's text writes them, else the
+    line or sentence naming the person."""
+    text = " ".join((page.text or "").split())
+    for quote in ([f"{name} {title}", f"{name}, {title}"] if title else []) + [name]:
+        if quote in text and (quote != name or len(text) < 400):
+            return Cite(page.url, quote)
+    return _cite(page, name, title)
+
+
 def _founder_in_text(text: str, name: str) -> bool:
     pattern = re.compile(
         rf"[Ff]ounded\b[^.\n]{{0,80}}\bby\b[^.\n]{{0,80}}{re.escape(name)}"
@@ -213,6 +224,12 @@ def extract_people(page: SitePage, exclude: Iterable[str] = ()) -> list[PersonDr
                 continue
             founder = bool(_BIO_FOUNDER.search(f"{title} {bio}")) or _founder_in_text(text, name)
             people[key] = PersonDraft(name, title, _cite(page, name, title), founder)
+    for name, title in people_in_records(html, page.url, exclude, _about_the_team(page)):
+        if name.casefold() not in people:
+            founder = bool(_BIO_FOUNDER.search(title or "")) or _founder_in_text(text, name)
+            people[name.casefold()] = PersonDraft(
+                name, title, _record_cite(page, name, title), founder
+            )
     for name, title, founder in _json_ld_people(page.json_ld, exclude):
         if name.casefold() not in people:
             founder = founder or bool(_BIO_FOUNDER.search(title or ""))

@@ -77,6 +77,7 @@ from ci_service.pipeline import product_layout as layout
 from ci_service.pipeline import product_sources as src
 from ci_service.pipeline import taxonomy
 from ci_service.pipeline.evidence import Cite, sentences
+from ci_service.pipeline.product_grids import grid_offerings
 from ci_service.pipeline.product_names import (
     GENERIC_WORDS,
     TITLE_SPLIT,
@@ -475,6 +476,7 @@ def extract_products(snapshot: SiteSnapshot, company_name: str = "") -> list[Pro
         if id(page) not in seen:
             seen.add(id(page))
             finder.cards_of(page)
+    grid_offerings(finder, excluded)
     extras.navigation(finder)
     finder.company_product()
     extras.bundles(finder)

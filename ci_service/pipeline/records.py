@@ -99,6 +99,8 @@ def _lines(el: Any) -> list[str]:
 
 
 def _record(el: Any, base: str) -> Record | None:
+    if el.tag == "tr" and not el.findall("td"):
+        return None  # a table's header row names its columns, it is no record
     lines = _lines(el)
     images = [" ".join((img.get("alt") or "").split()) for img in el.iter("img")]
     images = [alt for alt in images if alt]

@@ -33,6 +33,9 @@ class Offering(BaseModel):
     pricing = JSONField(default=list)
     # Price changes between two collections, newest first (collection.pricing_store).
     pricing_changes = JSONField(default=list)
+    # A competitor's product: the sentences of its pages that state it ([{evidenceId, quote,
+    # url}], collection.product_store); empty for our own offerings.
+    sources = JSONField(default=list)
     is_active = BooleanField(default=True)
     created_by_user_id = CharField(max_length=64, null=True)
     created_at = UTCDateTimeField(default=utcnow, index=True)

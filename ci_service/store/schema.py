@@ -254,3 +254,10 @@ def add_deal_graph_pending(db):
         "CREATE INDEX IF NOT EXISTS deal_graph_pending ON deal (workspace_id, created_at) "
         "WHERE graph_pending = TRUE"
     )
+
+
+@migration("0025_offering_sources")
+def add_offering_sources(db):
+    # A competitor's product keeps the sentence that states it, as its features and plans
+    # do. One ALTER with a literal default (see add_column_if_missing).
+    add_column_if_missing(db, "offering", "sources", JSONField(default="[]"))

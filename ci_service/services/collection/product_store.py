@@ -135,6 +135,9 @@ def save_products(
                         competitor_id=competitor_id,
                         view="product",
                     )
+                    if citation is not None:
+                        Offering.update(sources=[citation]).where(Offering.id == row.id).execute()
+                        row.sources = [citation]
                     created = True
                     if announce:
                         change_events.product_added(workspace_id, competitor_id, row, citation)
@@ -152,6 +155,10 @@ def save_products(
                 "categories": merge_items(row.categories, categories),
             },
         )
+        if citation is not None and row.sources != [citation]:
+            with transaction():  # the sentence that states it on the pages read this time
+                Offering.update(sources=[citation]).where(Offering.id == row.id).execute()
+                row.sources = [citation]
         if not row.is_active:
             with transaction():  # retired by an earlier collect, listed again now
                 Offering.update(is_active=True).where(Offering.id == row.id).execute()

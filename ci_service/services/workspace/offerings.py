@@ -301,6 +301,8 @@ def offering_to_dict(row: Offering) -> dict[str, Any]:
         "isActive": row.is_active,
         "pricing": row.pricing or [],
         "pricingChanges": row.pricing_changes or [],
+        "evidenceIds": [source["evidenceId"] for source in row.sources or []],
+        "quotes": row.sources or [],
     }
 
 

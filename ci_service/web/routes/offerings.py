@@ -10,6 +10,7 @@ from ci_service.services.workspace import offerings
 from ci_service.web.api import Blueprint, SuccessSchema
 from ci_service.web.auth import principal, requires
 from ci_service.web.routes.resource_common import (
+    Citations,
     ItemOutSchema,
     PricingChangeOutSchema,
     PricingPlanOutSchema,
@@ -46,6 +47,11 @@ class OfferingSchema(ma.Schema):
         required=True,
         metadata={"description": "price changes between collections, newest first (<= 100)"},
     )
+    evidenceIds = Strings(
+        required=True,
+        metadata={"description": "a competitor's product: the evidence that states it"},
+    )
+    quotes = Citations(required=True)
 
 
 class OfferingListSchema(ma.Schema):

@@ -1,0 +1,83 @@
+"""People read from a page's repeated records (``pipeline.records``): a team grid.
+
+A record set is a team when most of its records are named like people and either most of
+them carry a title in their first lines, or the page is about the team (by kind) and the
+set is the page's people: a grid of names without titles. In a titled grid a first name
+alone ("Daniel", "CEO & Co-Founder") is a person, and the title may be any short one the
+site states where the page is about the team (a standard job title elsewhere); in an
+untitled grid a name needs two words and its record nothing else (no link text, date or
+line). A set under a heading that says its people have left (former, alumni, past,
+in memoriam) is not the company's people.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection
+
+from ci_service.pipeline.people_text import (
+    NOT_NAME_WORDS,
+    ROLE_WORDS,
+    card_title,
+    clean_name,
+    clean_title,
+)
+from ci_service.pipeline.records import Record, record_sets
+
+# Most of a set's records must be people, and most of a titled grid's people titled.
+NAMED_SHARE = 0.7
+TITLED_SHARE = 0.6
+_FIRST_NAME = re.compile(r"[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'’-]{1,19}")
+_GONE = re.compile(
+    r"\b(?:former|alumni|alumnae|past|previous|in memoriam|ehemalige|anciens?|antiguos?|"
+    r"voormalige|tidigare|bivši|ex-)\b",
+    re.IGNORECASE,
+)
+
+
+def _first_name(raw: str, exclude: Collection[str]) -> str | None:
+    """A single given name as a titled team card writes it ("Daniel")."""
+    text = " ".join(raw.split()).strip(" ,;:|·")
+    if not _FIRST_NAME.fullmatch(text):
+        return None
+    bare = text.lower()
+    if bare in NOT_NAME_WORDS or bare in ROLE_WORDS or text.casefold() in exclude:
+        return None
+    return text
+
+
+def _title_of(record: Record, name: str, about_the_team: bool) -> str | None:
+    """The record's title: any short title the site states on a team page, a standard
+    job title elsewhere."""
+    read = card_title if about_the_team else clean_title
+    for line in record.lines[:3]:
+        if name.casefold() in line.casefold():
+            continue
+        if title := read(line):
+            return title
+    return None
+
+
+def people_in_records(
+    html: str, base: str, exclude: Collection[str], about_the_team: bool
+) -> list[tuple[str, str | None]]:
+    """(name, title or None) of the page's team grids, in page order."""
+    out: list[tuple[str, str | None]] = []
+    for found in record_sets(html, base):
+        if _GONE.search(found.heading):
+            continue
+        full = [(clean_name(r.name, exclude), r) for r in found.records]
+        first = [(n or _first_name(r.name, exclude), r) for n, r in full]
+        titled = [(n, _title_of(r, n, about_the_team)) for n, r in first if n]
+        with_title = sum(1 for _n, t in titled if t)
+        if len(titled) >= NAMED_SHARE * len(found.records) and with_title >= TITLED_SHARE * len(
+            titled
+        ):
+            out.extend(titled)
+            continue
+        # A grid of bare names (a photo and a name each): no link, date or other line
+        # that would make it a list of something else.
+        untitled = [(n, None) for n, r in full if n and not r.lines]
+        if about_the_team and with_title == 0 and len(untitled) >= NAMED_SHARE * len(full):
+            out.extend(untitled)
+    return out
