@@ -137,6 +137,15 @@ class SiteFacts:
     offers: list[dict[str, Any]] = field(default_factory=list)
     lacks: list[dict[str, Any]] = field(default_factory=list)
 
+    def _untitled_listed(self, text: str) -> bool:
+        """A person record holding only a listed person's name ("Jane Doe ")."""
+        for fact, raw in zip(self.facts, self.raw, strict=True):
+            if fact.kind == "people" and text.strip():
+                name = " ".join(text.split())
+                if re.fullmatch(fact.patterns[0], name, re.IGNORECASE) or name == raw["name"]:
+                    return True
+        return False
+
     def wrong_values(self, records: list[Any]) -> list[str]:
         """Stored values the site does not state (see the module's docstring)."""
         out = []
@@ -151,8 +160,11 @@ class SiteFacts:
             place = COMPLETE_PLACES.get(kind)
             listed = [f for f in self.facts if f.kind == kind]
             for record in records:
-                if record.place == place and not any(f.matches(record) for f in listed):
-                    out.append(f"{kind}: {record.text[:120]!r} is none of the site's")
+                if record.place != place or any(f.matches(record) for f in listed):
+                    continue
+                if kind == "people" and self._untitled_listed(record.text):
+                    continue  # a listed person stored without a title: missing, not wrong
+                out.append(f"{kind}: {record.text[:120]!r} is none of the site's")
         for fact, raw in zip(self.facts, self.raw, strict=True):
             if fact.kind == "news" and raw.get("date"):
                 for record in records:

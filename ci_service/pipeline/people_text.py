@@ -103,7 +103,9 @@ NOT_NAME_WORDS = (
     copyright reserved rights inc ltd llc gmbh corp corporation limited group holdings labs
     systems technologies technology networks digital global international north south east
     west january february march july september october november december today now next
-    previous back top more less""".split()
+    previous back top more less county council health hospital clinic association society
+    agency department ministry university college institute foundation academy ventures
+    capital fund""".split()
     )
     | _PLACES
     | _WEEKDAYS

@@ -146,8 +146,13 @@ def _path_key(url: str) -> str:
 
 
 def pricing_pages(snapshot: SiteSnapshot) -> list[SitePage]:
-    """The snapshot's pricing pages, once each, pages whose URL says pricing first."""
-    from ci_service.pipeline.profile import is_pricing_page
+    """The snapshot's pricing pages, once each, pages whose URL says pricing first.
+
+    A site that names its pricing page (its path or title says pricing, or a link says so)
+    states its prices there: pages that are only priced by their content (a calculator, an
+    article about another vendor's price list, a catalogue) are then not read for plans.
+    Without such a page, every page of kind pricing is read."""
+    from ci_service.pipeline.profile import PRICING_WHERE, is_pricing_page
 
     linked = {
         _path_key(url)
@@ -165,6 +170,13 @@ def pricing_pages(snapshot: SiteSnapshot) -> list[SitePage]:
         # The page's kind (read from its prices and plan words) or its name says pricing.
         if page.kind == "pricing" or is_pricing_page(page) or key in linked:
             chosen[key] = page
+
+    def named(page: SitePage) -> bool:
+        where = f"{urlsplit(page.url).path} {page.title}"
+        return _path_key(page.url) in linked or bool(PRICING_WHERE.search(where))
+
+    if any(named(p) for p in chosen.values()):
+        chosen = {k: p for k, p in chosen.items() if named(p)}
     return sorted(
         chosen.values(),
         key=lambda p: (

@@ -27,8 +27,9 @@ child with a name whose only price word is a button such as "Book a demo" or "Co
 is an on-request card). A group where one child holds four or more amounts and markers is
 no card group (that child lists several plans: the text rules read them). A card
 that holds a card group of its own lends its name (as ``edition``) and its listed features
-to the cards inside it and gives no plan itself. A card's plan name is its first name line;
-its prices are its price lines (one plan per period, see ``pricing_money.prices``; a price no
+to the cards inside it and gives no plan itself. A card's plan name is its name line
+nearest before its first price (a tagline heading may open the card), else its first name
+line; its prices are its price lines (one plan per period, see ``pricing_money.prices``; a price no
 line of the page text states as joined is cited by the sentence stating its amount, else
 by the joined text); without amounts it is free ("Free" name or line) or on request (an
 on-request phrase, buttons included); its features are its list items and checked or
@@ -352,10 +353,21 @@ def _not_yet(page: _Page, held: list[int], name_at: int | None) -> bool:
     return False
 
 
+def _name_at(page: _Page, held: list[int]) -> int | None:
+    """The card's plan name: its name line nearest before its first price (a card that
+    opens with a tagline heading, "Boost Calendar Productivity", then "Personal" and
+    "$ 0", is the Personal plan), else its first name line."""
+    first_price = next((i for i in held if page.priced(i)), None)
+    before = [i for i in held if page.name[i] and (first_price is None or i < first_price)]
+    if before:
+        return before[-1]
+    return next((i for i in held if page.name[i]), None)
+
+
 def _card(
     page: _Page, held: list[int], edition: str, inherited: list[str], soon: bool = False
 ) -> list[PlanDraft]:
-    name_at = next((i for i in held if page.name[i]), None)
+    name_at = _name_at(page, held)
     if name_at is None:
         return []
     plans = _card_plans(page, held, name_at, edition, inherited)

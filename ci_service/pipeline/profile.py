@@ -412,7 +412,7 @@ def _links(
     return out
 
 
-_PRICING_WHERE = re.compile(
+PRICING_WHERE = re.compile(
     r"pricing|price|plans|\b(?:cene|cijene|cenovnik|cjenik|preise|tarife?|tarifs|prix|precios|"
     r"planes)\b",
     re.I,
@@ -428,7 +428,7 @@ def is_pricing_page(page: SitePage) -> bool:
         return True
     if page.kind in _NOT_PRICING_KINDS:
         return False
-    return bool(_PRICING_WHERE.search(f"{urlsplit(page.url).path} {page.title}"))
+    return bool(PRICING_WHERE.search(f"{urlsplit(page.url).path} {page.title}"))
 
 
 def extract_profile(
