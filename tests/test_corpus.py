@@ -76,8 +76,14 @@ def _distinctive_words() -> dict[str, str]:
             words[facts["company"]] = site.site
         for fact in facts.get("facts") or []:
             quote = " ".join(str(fact.get("quote", "")).split())
-            if len(quote.split()) >= 6:
+            if len(quote.split()) >= 4:
                 words[quote] = site.site
+            person = " ".join(str(fact.get("name") or "").split())
+            if fact["kind"] == "people" and len(person.split()) >= 2:
+                words[person] = site.site
+            brand = str(fact.get("name") or "")
+            if fact["kind"] == "products" and re.fullmatch(r"[A-Z][a-z]+[A-Z]\w+", brand):
+                words[brand] = site.site  # "HotelNavigator": a product's own coined name
             leaf = str(fact.get("page", "")).strip("/").rsplit("/", 1)[-1]
             leaf = re.sub(r"\.html?$", "", leaf)
             if len(leaf) >= 16 and "-" in leaf:

@@ -11,11 +11,11 @@ from ci_service.intel.crawl import (
     crawl_site,
     looks_like_feed_url,
     normalize_url,
-    parse_sitemap,
     site_key,
 )
 from ci_service.intel.fetch import Fetcher
 from ci_service.intel.jsonld import organization_facts
+from ci_service.intel.sitemaps import parse_sitemap
 from tests.intel_support import SITE, FixtureServer, make_pdf
 
 RSS = b"""<?xml version="1.0"?><rss version="2.0"><channel><title>T</title>

@@ -150,8 +150,8 @@ def test_name_and_title_run_together_are_kept_apart():
     assert clean_name("Jane DoeChief") is None and clean_name("Jane DoeWizard") is None
     assert clean_name("Martin McKeaveney") == "Martin McKeaveney"
     assert clean_name("Anna DeVries") == "Anna DeVries"
-    # An organisation on a board ("Logan County Health Board Member") is no person.
-    assert clean_name("Logan County Health") is None and clean_name("Example Hospital") is None
+    # An organisation on a board ("Example County Health Board Member") is no person.
+    assert clean_name("Example County Health") is None and clean_name("Sample Hospital") is None
     assert split_person("Jane DoeChief Wizard") == ("Jane Doe", "Chief Wizard")
     assert split_person("NewCo Appoints Jane Doe VP Sales") is None
 

@@ -190,7 +190,7 @@ def test_trial_lengths_counts_and_years_are_never_prices():
 
 def test_a_card_that_opens_with_a_tagline_is_named_by_the_name_above_its_price():
     html = cards(
-        '<p class="plan-heading">Boost your calendar</p><h4>Personal</h4><p>$0</p>',
+        '<p class="plan-heading">Plan your week faster</p><h4>Personal</h4><p>$0</p>',
         '<p class="plan-heading">Scheduling for teams</p><h4>Business</h4><p>$12 / month</p>',
     )
     made = page("/pricing/", html)

@@ -159,6 +159,33 @@ def test_headquarters_from_an_address_block_on_a_contact_page(block, place):
     assert block.split("\n")[1] in quote  # the street line is part of the quoted block
 
 
+@pytest.mark.parametrize(
+    "text, place, quote",
+    [
+        (
+            "Kontakt oss\nOslo\nSjøgata 12, 0150 Oslo\nBergen\nStrandkaien 8, 5013 Bergen",
+            "Oslo",
+            "Sjøgata 12, 0150 Oslo",
+        ),
+        (
+            "Contact ACME AUDIO, LLC 12 W. Canyon Hwy Fairview, CA 90210 jo@example.com",
+            "Fairview, CA",
+            "W. Canyon Hwy Fairview, CA 90210",
+        ),
+    ],
+)
+def test_a_contact_pages_first_address_in_running_text(text, place, quote):
+    made = page("/kontakt/", text, "Kontakt")
+    made.kind = "contact"
+    found = learn(made)
+    assert found["headquarters"] == place
+    assert quote in found["quotes"]["headquarters"][0]["quote"]
+    # The same words on a page of another kind are no headquarters.
+    other = page("/referanser/", text, "Referanser")
+    other.kind = "customer"
+    assert "headquarters" not in learn(other)
+
+
 def test_an_address_block_on_a_blog_post_is_not_the_headquarters():
     assert learn(page("/blog/visit/", "Our event venue\n12 Market Street\nLeeds\nUK")) == {}
 

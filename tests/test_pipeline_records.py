@@ -77,20 +77,20 @@ def test_a_titled_team_grid_of_first_names_gives_people_and_former_staff_none():
     from ci_service.pipeline.people import extract_people
 
     html = """<html><body><main><h1>About us</h1><h2>Team</h2><div class="team">
-      <div class="m"><h4>Daniel</h4><p>CEO &amp; Co-Founder</p></div>
-      <div class="m"><h4>Miriam</h4><p>Project lead &amp; developer</p></div>
-      <div class="m"><h4>Oscar</h4><p>Developer</p></div></div>
+      <div class="m"><h4>Maja</h4><p>CEO &amp; Co-Founder</p></div>
+      <div class="m"><h4>Tobias</h4><p>Project lead &amp; developer</p></div>
+      <div class="m"><h4>Ines</h4><p>Developer</p></div></div>
       <h2>Former team members</h2><div class="team">
-      <div class="m"><h4>Jonas</h4><p>Designer</p></div>
-      <div class="m"><h4>Erika</h4><p>Designer</p></div>
-      <div class="m"><h4>Max</h4><p>Developer</p></div></div></main></body></html>"""
+      <div class="m"><h4>Pavel</h4><p>Designer</p></div>
+      <div class="m"><h4>Greta</h4><p>Designer</p></div>
+      <div class="m"><h4>Lars</h4><p>Developer</p></div></div></main></body></html>"""
     found = extract_people(site_page("/about/", html, kind="about"))
     assert [(p.name, p.title, p.founder) for p in found] == [
-        ("Daniel", "CEO & Co-Founder", True),
-        ("Miriam", "Project lead & developer", False),
-        ("Oscar", "Developer", False),
+        ("Maja", "CEO & Co-Founder", True),
+        ("Tobias", "Project lead & developer", False),
+        ("Ines", "Developer", False),
     ]
-    assert found[0].cite.quote == "Daniel CEO & Co-Founder"
+    assert found[0].cite.quote == "Maja CEO & Co-Founder"
 
 
 def test_a_services_grid_gives_offerings_a_benefits_grid_none():
@@ -165,4 +165,77 @@ def test_integrations_read_from_a_directory_grid():
     found = extract_supported(SiteSnapshot(BASE + "/", [site_page("/integrations/", html)]))
     assert [(s.name, s.cite.quote) for s in found] == [
         (n, f"Use {n} as a data source.") for n in ("Airtable", "MongoDB", "CouchDB", "DynamoDB")
+    ]
+
+
+def test_a_staff_directory_in_any_language_gives_people_with_their_titles():
+    from ci_service.pipeline.people import extract_people
+
+    def person(name, title, phone):
+        return (
+            f'<div class="card"><img alt="Card image cap" src="p.jpg"><h5>{name}</h5>'
+            f"<p>{title}</p><p>Tlf: {phone}</p></div>"
+        )
+
+    html = f"""<html><body><main><h1>Kontakt</h1><h2>Våre ansatte</h2><div class="row">
+      {person("Eva Lindqvist", "Daglig leder", "22 11 00 11")}
+      {person("Ola Berg", "Fagsjef", "22 11 00 12")}
+      {person("Siri Dahl", "Markedssjef", "+47 22 11 00 13")}</div></main></body></html>"""
+    found = extract_people(site_page("/kontakt/", html, kind="contact"))
+    assert [(p.name, p.title) for p in found] == [
+        ("Eva Lindqvist", "Daglig leder"),
+        ("Ola Berg", "Fagsjef"),
+        ("Siri Dahl", "Markedssjef"),
+    ]
+    # The same cards without a way to reach anyone are no directory.
+    bare = html.replace("Tlf: ", "Since ").replace("22 11 00 11", "2009")
+    bare = bare.replace("22 11 00 12", "2011").replace("+47 22 11 00 13", "2015")
+    assert extract_people(site_page("/kontakt/", bare, kind="contact")) == []
+
+
+def test_a_product_page_that_states_one_price_gives_that_products_plan():
+    from ci_service.pipeline.pricing import extract_pricing
+    from ci_service.pipeline.site import SiteSnapshot
+
+    def product(name, closing):
+        html = (
+            f"<html><head><title>Acme – {name}</title></head><body><main><h1>{name}</h1>"
+            f"<p>{name} tells you what guests say about your hotel.</p><p>{closing}</p>"
+            "</main></body></html>"
+        )
+        return site_page(f"/produkte/{name.lower()}/", html, kind="product")
+
+    pages = [
+        product(
+            "Radar", "Die Preise richten sich nach der Anzahl der Kampagnen. Ab 12,50 € pro Monat."
+        ),
+        product("Navigator", "Ab 3 € pro Monat. Für Gruppen ab 49 € pro Monat."),
+        product("Magnet", "Mehr Buchungen für Ihr Hotel."),
+    ]
+    for made in pages:
+        made.language = "de"
+    plans = extract_pricing(SiteSnapshot(BASE + "/", pages))
+    # One price: the product's; two different prices: a list, read by no rule here.
+    assert [(p.name, p.price, p.currency, p.period, p.cite.quote) for p in plans] == [
+        ("Radar", 12.5, "EUR", "month", "Ab 12,50 € pro Monat.")
+    ]
+
+
+def test_names_a_stylesheet_capitalizes_take_the_capitals_the_page_shows():
+    from ci_service.pipeline.people import extract_people
+
+    cards = "".join(
+        f'<div class="member"><h4>{name}</h4><p>{title}</p></div>'
+        for name, title in (
+            ("anna lee", "Front End Engineer"),
+            ("omar haddad", "Founder & CEO"),
+            ("mira sol", "QA Engineer"),
+        )
+    )
+    html = f"<html><body><main><h1>Company</h1><h2>team</h2><div>{cards}</div></main></body></html>"
+    found = extract_people(site_page("/company/", html, kind="about"))
+    assert [(p.name, p.title) for p in found] == [
+        ("Anna Lee", "Front End Engineer"),
+        ("Omar Haddad", "Founder & CEO"),
+        ("Mira Sol", "QA Engineer"),
     ]

@@ -7,9 +7,8 @@ guard, limits, politeness delay and robots.txt all apply. Assets are skipped by 
 and by content type; PDF and DOCX links on the site are collected as ``documents`` and feeds
 (``<link rel="alternate">`` or feed-looking links) as ``feeds``, for the pipeline to fetch.
 
-Sitemaps come from robots.txt ``Sitemap:`` lines, else ``/sitemap.xml``; sitemap indexes are
-followed up to ``MAX_SITEMAP_FILES`` files. XML is parsed by the standard library with DTDs
-refused (sitemaps never need one), which rules out entity-expansion tricks.
+Sitemaps come from robots.txt ``Sitemap:`` lines, else ``/sitemap.xml``, and from the usual
+sitemap paths when those give no page (reading them: :mod:`ci_service.intel.sitemaps`).
 """
 
 from __future__ import annotations
@@ -19,12 +18,9 @@ import heapq
 import itertools
 import posixpath
 import re
-import zlib
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlencode, urljoin, urlsplit, urlunsplit
-from xml.etree import ElementTree
 
 from ci_service.intel.crawl_order import (
     ABOUT_PAGE,
@@ -40,17 +36,10 @@ from ci_service.intel.crawl_order import (
 from ci_service.intel.errors import BlockedUrl, FetchError, RobotsDisallowed
 from ci_service.intel.extract import Page, extract_html
 from ci_service.intel.fetch import REDIRECT_STATUSES, Fetcher, FetchResult
+from ci_service.intel.sitemaps import USUAL_SITEMAP_PATHS, read_sitemaps
 from ci_service.intel.urls import DEFAULT_PORTS, normalize_url
 
-MAX_SITEMAP_FILES = 10
-USUAL_SITEMAP_PATHS = (
-    "/sitemap.xml",
-    "/sitemap_index.xml",
-    "/wp-sitemap.xml",
-    "/sitemap-index.xml",
-)
 FETCHES_PER_PAGE = 2  # fetch attempts (pages, errors, duplicates) per page of the cap
-MAX_SITEMAP_BYTES = 20 * 1024 * 1024
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 DOCUMENT_TYPES = frozenset(
     {
@@ -76,7 +65,6 @@ TRACKING_PARAMS = re.compile(
     re.IGNORECASE,
 )
 _INDEX_FILE = re.compile(r"/(?:index|default)\.(?:html?|php|aspx?)$", re.IGNORECASE)
-_SITEMAP_ACCEPT = "application/xml,text/xml;q=0.9,*/*;q=0.5"
 
 ProgressCallback = Callable[[int, int, str], None]
 """``progress(pages_done, max_pages, url)`` after each page is crawled."""
@@ -177,39 +165,6 @@ def _add(items: list[str], url: str) -> None:
 # -- sitemaps -------------------------------------------------------------------------------
 
 
-def parse_sitemap(data: bytes) -> tuple[list[str], list[str]]:
-    """(page URLs, child sitemap URLs) of a sitemap or sitemap index; gzip and text accepted.
-
-    Unreadable input gives two empty lists. A document with a DTD is refused.
-    """
-    if data[:2] == b"\x1f\x8b":
-        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
-        try:
-            data = inflater.decompress(data, MAX_SITEMAP_BYTES)
-        except zlib.error:
-            return [], []
-    data = data.removeprefix(b"\xef\xbb\xbf")
-    head = data[:4096].lower()
-    if b"<!doctype" in head or b"<!entity" in data.lower():
-        return [], []
-    if not data.lstrip().startswith(b"<"):
-        lines = data.decode("utf-8", "replace").split()
-        return [line for line in lines if line.startswith(("http://", "https://"))], []
-    try:
-        root = ElementTree.fromstring(data)
-    except ElementTree.ParseError:
-        return [], []
-    locs = [
-        (el.text or "").strip()
-        for el in root.iter()
-        if isinstance(el.tag, str) and el.tag.rsplit("}", 1)[-1] == "loc"
-    ]
-    locs = [loc for loc in locs if loc]
-    if root.tag.rsplit("}", 1)[-1] == "sitemapindex":
-        return [], locs
-    return locs, []
-
-
 def discover_sitemaps(fetcher: Fetcher, url: str) -> list[str]:
     """Sitemap URLs for ``url``'s site: robots.txt ``Sitemap:`` lines, else ``/sitemap.xml``."""
     origin = normalize_url("/", url) or url
@@ -221,37 +176,6 @@ def discover_sitemaps(fetcher: Fetcher, url: str) -> list[str]:
             listed = []
     same_site = [s for s in listed if site_key(s) == site_key(url)]
     return same_site or [urljoin(origin, "/sitemap.xml")]
-
-
-def read_sitemaps(
-    fetcher: Fetcher, sitemaps: list[str], *, max_urls: int = 1000
-) -> tuple[list[str], list[str]]:
-    """(page URLs, sitemap files read) following indexes; fetch failures are skipped."""
-    queue, seen, read, urls = deque(sitemaps), set(sitemaps), [], []
-    while queue and len(read) < MAX_SITEMAP_FILES and len(urls) < max_urls:
-        sitemap = queue.popleft()
-        try:
-            result = fetcher.get(
-                sitemap,
-                accept=_SITEMAP_ACCEPT,
-                max_bytes=min(fetcher.policy.max_bytes, MAX_SITEMAP_BYTES),
-            )
-        except FetchError:
-            continue
-        if not result.ok:
-            continue
-        read.append(result.url)
-        pages, children = parse_sitemap(result.content)
-        # Generators misconfigured without a base URL write "/about/" for a page's <loc>:
-        # a path is read against the sitemap's own address (the crawl keeps its site only).
-        pages = [urljoin(result.url, page) for page in pages]
-        children = [urljoin(result.url, child) for child in children]
-        urls.extend(pages[: max_urls - len(urls)])
-        for child in children:
-            if child not in seen:
-                seen.add(child)
-                queue.append(child)
-    return urls, read
 
 
 # -- crawl ----------------------------------------------------------------------------------
@@ -514,8 +438,6 @@ __all__ = [
     "is_mirror_copy",
     "looks_like_feed_url",
     "normalize_url",
-    "parse_sitemap",
     "probe_feed_paths",
-    "read_sitemaps",
     "site_key",
 ]

@@ -3,10 +3,14 @@
 A record set is a team when most of its records are named like people and either most of
 them carry a title in their first lines, or the page is about the team (by kind) and the
 set is the page's people: a grid of names without titles. In a titled grid a first name
-alone ("Daniel", "CEO & Co-Founder") is a person, and the title may be any short one the
-site states where the page is about the team (a standard job title elsewhere); in an
+alone ("Maja", "CTO & Co-Founder") is a person, a name written in lower case that the
+stylesheet capitalizes ("jane roe") takes the capitals the page shows, and the title
+may be any short one the site states where the page is about the team (a standard job
+title elsewhere); in an
 untitled grid a name needs two words and its record nothing else (no link text, date or
-line). A set under a heading that says its people have left (former, alumni, past,
+line). A set of cards with a person's full name and a phone number or e-mail address each is a
+staff directory in any language; the title is the card's short line that is neither. A set
+under a heading that says its people have left (former, alumni, past,
 in memoriam) is not the company's people.
 """
 
@@ -26,8 +30,11 @@ from ci_service.pipeline.records import Record, record_sets
 
 # Most of a set's records must be people, and most of a titled grid's people titled.
 NAMED_SHARE = 0.7
+MIN_DIRECTORY = 3
 TITLED_SHARE = 0.6
 _FIRST_NAME = re.compile(r"[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'’-]{1,19}")
+# A phone number or an e-mail address on its own line of a card: a staff directory's.
+_CONTACT_LINE = re.compile(r"@[\w-]+\.\w|\+?\d[\d\s()./-]{6,}\d")
 _GONE = re.compile(
     r"\b(?:former|alumni|alumnae|past|previous|in memoriam|ehemalige|anciens?|antiguos?|"
     r"voormalige|tidigare|bivši|ex-)\b",
@@ -36,7 +43,7 @@ _GONE = re.compile(
 
 
 def _first_name(raw: str, exclude: Collection[str]) -> str | None:
-    """A single given name as a titled team card writes it ("Daniel")."""
+    """A single given name as a titled team card writes it ("Maja")."""
     text = " ".join(raw.split()).strip(" ,;:|·")
     if not _FIRST_NAME.fullmatch(text):
         return None
@@ -44,6 +51,14 @@ def _first_name(raw: str, exclude: Collection[str]) -> str | None:
     if bare in NOT_NAME_WORDS or bare in ROLE_WORDS or text.casefold() in exclude:
         return None
     return text
+
+
+def _lower_name(raw: str, exclude: Collection[str]) -> str | None:
+    """A name a stylesheet capitalizes ("jane roe"), as the page shows it."""
+    text = " ".join(raw.split())
+    if not text.islower() or not 2 <= len(text.split()) <= 3:
+        return None
+    return clean_name(text.title(), exclude)
 
 
 def _title_of(record: Record, name: str, about_the_team: bool) -> str | None:
@@ -58,6 +73,31 @@ def _title_of(record: Record, name: str, about_the_team: bool) -> str | None:
     return None
 
 
+def _directory(full: list[tuple[str | None, Record]]) -> list[tuple[str, str | None]]:
+    """A staff directory: cards with a person's full name and a phone number or e-mail
+    address, in any language; the title is the card's short line that is neither."""
+    named = [(n, r) for n, r in full if n]
+    reachable = [(n, r) for n, r in named if any(_CONTACT_LINE.search(line) for line in r.lines)]
+    if len(reachable) < MIN_DIRECTORY or len(reachable) < NAMED_SHARE * len(full):
+        return []
+    out = []
+    for name, record in named:
+        title = next(
+            (
+                line
+                for line in record.lines
+                if not _CONTACT_LINE.search(line)
+                and not re.search(r"\d", line)
+                and 1 <= len(line.split()) <= 6
+                and line[0].isupper()
+                and name.casefold() not in line.casefold()
+            ),
+            None,
+        )
+        out.append((name, title))
+    return out
+
+
 def people_in_records(
     html: str, base: str, exclude: Collection[str], about_the_team: bool
 ) -> list[tuple[str, str | None]]:
@@ -67,7 +107,9 @@ def people_in_records(
         if _GONE.search(found.heading):
             continue
         full = [(clean_name(r.name, exclude), r) for r in found.records]
-        first = [(n or _first_name(r.name, exclude), r) for n, r in full]
+        first = [
+            (n or _lower_name(r.name, exclude) or _first_name(r.name, exclude), r) for n, r in full
+        ]
         titled = [(n, _title_of(r, n, about_the_team)) for n, r in first if n]
         with_title = sum(1 for _n, t in titled if t)
         if len(titled) >= NAMED_SHARE * len(found.records) and with_title >= TITLED_SHARE * len(
@@ -77,6 +119,10 @@ def people_in_records(
             continue
         # A grid of bare names (a photo and a name each): no link, date or other line
         # that would make it a list of something else.
+        directory = _directory(full)
+        if directory:
+            out.extend(directory)
+            continue
         untitled = [(n, None) for n, r in full if n and not r.lines]
         if about_the_team and with_title == 0 and len(untitled) >= NAMED_SHARE * len(full):
             out.extend(untitled)

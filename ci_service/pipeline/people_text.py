@@ -105,7 +105,7 @@ NOT_NAME_WORDS = (
     west january february march july september october november december today now next
     previous back top more less county council health hospital clinic association society
     agency department ministry university college institute foundation academy ventures
-    capital fund""".split()
+    capital fund front end fullstack stack""".split()
     )
     | _PLACES
     | _WEEKDAYS

@@ -105,6 +105,7 @@ from ci_service.pipeline.pricing_money import (  # noqa: F401 (re-exported for t
     qualifiers,
 )
 from ci_service.pipeline.pricing_tables import table_plans
+from ci_service.pipeline.product_prices import product_page_plans
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 log = logging.getLogger("ci_service.pipeline")
@@ -378,4 +379,11 @@ def extract_pricing(snapshot: SiteSnapshot) -> list[PlanDraft]:
                 plan.edition = plan.edition or label
         seen |= {p.name.casefold() for p in found}
         plans.extend(found)
+    if not plans:
+        # No pricing page states a price: product pages that state one each.
+        for page in snapshot.pages:
+            for plan in product_page_plans(page):
+                if plan.name.casefold() not in seen:
+                    seen.add(plan.name.casefold())
+                    plans.append(plan)
     return plans[:MAX_PLANS]

@@ -355,7 +355,7 @@ def _not_yet(page: _Page, held: list[int], name_at: int | None) -> bool:
 
 def _name_at(page: _Page, held: list[int]) -> int | None:
     """The card's plan name: its name line nearest before its first price (a card that
-    opens with a tagline heading, "Boost Calendar Productivity", then "Personal" and
+    opens with a tagline heading, "Plan your week faster", then "Personal" and
     "$ 0", is the Personal plan), else its first name line."""
     first_price = next((i for i in held if page.priced(i)), None)
     before = [i for i in held if page.name[i] and (first_price is None or i < first_price)]

@@ -30,7 +30,8 @@ NOT_PLACE = set(
 _STREET_WORD = (
     r"\b(?:street|st|road|rd|avenue|ave|lane|ln|way|drive|dr|boulevard|blvd|crescent|place|pl|"
     r"square|sq|suite|ste|floor|building|house|court|rue|via|calle|avenida|park|unit|po box|"
-    r"bulevar|boulevard|ulica|ul|trg|cesta|piazza|viale|plaza|avenue|allee|platz|ring)\b\.?"
+    r"bulevar|boulevard|ulica|ul|trg|cesta|piazza|viale|plaza|avenue|allee|platz|ring|hwy|"
+    r"highway|pkwy|parkway|plass|vei|veien|gate|gata|gade|väg|vägen)\b\.?"
     r"|\w(?:straße|strasse|str\.|gasse|weg|plein|laan|straat|vej|gatan|katu)\b"
 )
 _STREET = re.compile(rf"^\d+[a-z]?\b|(?:{_STREET_WORD})$", re.I)  # "Main St", not "St. Louis"
@@ -89,10 +90,18 @@ def clean_place(raw: str) -> str | None:
     return place if 2 <= len(place) <= 80 else None
 
 
+def _us_city(match: re.Match[str]) -> str | None:
+    """ "Fairview, CA" from "12 W. Canyon Hwy Fairview, CA 90210": the words after the street."""
+    words = match.group(1).split()
+    last = max((i for i, w in enumerate(words) if _STREET.search(w) or w[0].isdigit()), default=-1)
+    city = clean_place(" ".join(words[last + 1 :]))
+    return f"{city}, {match.group(2)}" if city else None
+
+
 def address_place(block: str) -> str | None:
     """City (and country) of a postal address block, or None."""
-    if match := _US_CITY.search(block):
-        return f"{match.group(1).strip()}, {match.group(2)}"
+    if (match := _US_CITY.search(block)) and (city := _us_city(match)):
+        return city
     parts = [p.strip() for p in re.split(r",|\n|;|\s[|•·]\s", block) if p.strip()]
     for index, part in enumerate(parts):
         bare = " ".join(w for w in part.split() if not any(ch.isdigit() for ch in w))
@@ -106,6 +115,29 @@ def address_place(block: str) -> str | None:
                 return f"{city}, {country}"
         return country if _POSTAL.search(part) or _STREET.search(parts[index - 1]) else None
     return None
+
+
+# "Sjøgata 12, 0150 Oslo", "Kaiserstraße 5 13187 Berlin": a street and house number,
+# then a postal code and the city, on one line or run together.
+_POSTCODE_CITY = re.compile(
+    r"\b[A-ZÀ-Þ][\w'’.-]+(?:[ \t][\w'’.-]+){0,3}[ \t]\d{1,4}[a-zA-Z]?,?[ \t\n]+"
+    r"(?:[A-Z]{1,2}-)?\d{4,5}[ \t]+([A-ZÀ-Þ][a-zà-ÿ'’-]+(?:[ -][A-ZÀ-Þ][a-zà-ÿ'’-]+)?)\b"
+)
+
+
+def postal_cities(text: str) -> list[tuple[str, int, int]]:
+    """(city, start, end) of each postal address written in running text: a US street
+    ending "..., ST 12345" (the city is the words after the street's last street word), or
+    a street and house number followed by a postal code and a city (Europe)."""
+    out = []
+    for match in _US_CITY.finditer(text):
+        if city := _us_city(match):
+            out.append((city, match.start(), match.end()))
+    for match in _POSTCODE_CITY.finditer(text):
+        city = clean_place(match.group(1))
+        if city and not _STREET.search(city):
+            out.append((city, match.start(), match.end()))
+    return sorted(out, key=lambda found: found[1])
 
 
 def address_blocks(text: str) -> list[tuple[int, int]]:

@@ -23,6 +23,7 @@ from ci_service.pipeline.profile_places import (
     address_place,
     city_line_end,
     clean_place,
+    postal_cities,
 )
 from ci_service.pipeline.profile_subject import (
     about_blocks,
@@ -440,11 +441,20 @@ def page_candidates(page: SitePage, rank: int, index: int, aliases: list[str]) -
             if place and not (strict and _NOT_SITE.search(subject_before(text, match.start()))):
                 add("headquarters", place, (match.start(), end), priority, us=True, strict=strict)
     if rank == 0:
+        blocks = 0
         for start, end in address_blocks(text)[:MAX_MATCHES]:
             if place := address_place(text[start:end]):
                 end = start + city_line_end(text[start:end], place)
                 cite = Cite(page.url, text[start:end])  # the block's lines, one quote
                 order = (0, 1, rank, index, start)
+                found.append(Candidate("headquarters", place, cite, order, page.url))
+                blocks += 1
+        if not blocks and page.kind == "contact":
+            # A contact page's first address in running text ("Sjøgata 12, 0150
+            # Oslo"; "12 W. Canyon Hwy Fairview, CA 90210").
+            for place, start, end in postal_cities(text)[:1]:
+                order = (0, 2, rank, index, start)
+                cite = Cite(page.url, text[start:end])
                 found.append(Candidate("headquarters", place, cite, order, page.url))
     for pattern, profile_only in _EMPLOYEES:
         for match in _first(pattern, text) if rank == 0 or not profile_only else ():
