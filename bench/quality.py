@@ -217,7 +217,7 @@ def collect_records(k: Knowledge) -> list[Record]:
         if profile.get(name) not in (None, ""):
             record = {"evidenceIds": sources.get(name), "quotes": quotes.get(name)}
             out.append(Record(f"profile.{name}", str(profile[name]), _evidenced(record, k.intel)))
-    for kind in ("funding", "customers"):
+    for kind in ("funding", "customers", "partners"):
         for item in profile.get(kind) or []:
             out.append(Record(f"profile.{kind}", json.dumps(item), _evidenced(item, k.intel)))
     for offering in k.offerings:
@@ -299,7 +299,11 @@ def read_back(api: Api, competitor_id: str) -> Knowledge:
     return knowledge
 
 
-def collect_site(name: str, url: str, workdir: Path) -> tuple[Knowledge, dict[str, Any]]:
+def collect_site(
+    name: str, url: str, workdir: Path, company: str = ""
+) -> tuple[Knowledge, dict[str, Any]]:
+    """Collect the site at ``url`` as a competitor named ``company`` (as a user would name
+    it; the site's short name when not given) in a workspace of its own."""
     from ci_service.jobs.runner import JobRunner
     from ci_service.services.identity import api_keys as apikeys
     from ci_service.services.workspace.workspaces import create_workspace
@@ -319,7 +323,9 @@ def collect_site(name: str, url: str, workdir: Path) -> tuple[Knowledge, dict[st
         api.send("PATCH", "/api/organizations", OUR_ORGANIZATION)
         api.send("POST", "/api/products", OUR_PRODUCT)
         created = api.send(
-            "POST", "/api/competitors", {"name": name, "websiteUrl": url, "isFirstRun": True}
+            "POST",
+            "/api/competitors",
+            {"name": company or name, "websiteUrl": url, "isFirstRun": True},
         )
         started = time.monotonic()
         JobRunner(0).run_until_idle(20)

@@ -128,7 +128,7 @@ def test_a_services_grid_gives_offerings_a_benefits_grid_none():
 
 
 def test_customers_from_a_logo_wall_and_a_clients_grid_not_from_partners():
-    from ci_service.pipeline.profile_customers import customers_in_records
+    from ci_service.pipeline.profile_customers import customers_in_records, partners_in_records
 
     def logos(*alts):
         return "".join(f'<li><img src="x.png" alt="{alt}"></li>' for alt in alts)
@@ -148,6 +148,9 @@ def test_customers_from_a_logo_wall_and_a_clients_grid_not_from_partners():
         ("Acme Bank", "Acme Bank"),
         ("Tyrell", "Tyrell"),
     ]
+    # The partners' row names partners, quoted by its heading (their names are in logos).
+    partners = partners_in_records(site_page("/", html, kind="home", depth=0))
+    assert partners == [(n, "Our partners") for n in ("Hooli", "Vehement", "Massive")]
 
 
 def test_integrations_read_from_a_directory_grid():

@@ -27,7 +27,8 @@ from bench.corpus.split import CHECK, TUNING
 def score_site(name: str, group: str, url: str, facts: Any, workdir: Path) -> dict[str, Any]:
     from bench import quality
 
-    knowledge, run = quality.collect_site(name, url, workdir)
+    company = getattr(facts, "company", "")
+    knowledge, run = quality.collect_site(name, url, workdir, company)
     fact_list = facts.facts if hasattr(facts, "facts") else facts
     scored = quality.score(knowledge, fact_list)
     report = quality.site_report(name, knowledge, run, scored)

@@ -89,7 +89,7 @@ from ci_service.pipeline.evidence import Cite, EvidenceMap, sentence_at, sentenc
 
 # News moved to pipeline.news; re-exported for the callers that import them from here.
 from ci_service.pipeline.news import news_entries, news_feed  # noqa: F401
-from ci_service.pipeline.profile_customers import customers_in_records
+from ci_service.pipeline.profile_customers import customers_in_records, partners_in_records
 from ci_service.pipeline.profile_industry import industry_candidates
 from ci_service.pipeline.profile_layouts import (
     customers_using_us,
@@ -264,7 +264,7 @@ def _facts(
     values: dict[str, Any] = {}
     sources: dict[str, list[str]] = {}
     quotes: dict[str, list[dict[str, Any]]] = {}
-    lists: dict[str, list[dict[str, Any]]] = {"funding": [], "customers": []}
+    lists: dict[str, list[dict[str, Any]]] = {"funding": [], "customers": [], "partners": []}
     everything = sorted(text_found + [c for c, _ in json_found], key=lambda c: c.order)
     for candidate in everything:
         if candidate.field in values:
@@ -365,6 +365,9 @@ def _layout_candidates(
         for number, (name, quote) in enumerate(customers_in_records(page)):
             order = (0 if customer_page else 1, rank, index, number)
             found.append(Candidate("customers", name, Cite(page.url, quote), order, page.url))
+        for number, (name, quote) in enumerate(partners_in_records(page)):
+            order = (1, rank, index, number)
+            found.append(Candidate("partners", name, Cite(page.url, quote), order, page.url))
     for place, quote in markup_headquarters(page) if rank <= 1 else ():
         cite = Cite(page.url, quote) if quote else None
         found.append(Candidate("headquarters", place, cite, (0, 4, rank, index, 0), page.url))

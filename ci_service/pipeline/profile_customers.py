@@ -1,31 +1,46 @@
-"""Customers read from a page's repeated records (``pipeline.records``): a wall of client
-logos, a grid of case studies or portfolio work, a list of client names.
+"""Customers and partners read from a page's repeated records (``pipeline.records``): a
+wall of client logos, a grid of case studies or portfolio work, a list of client names; a
+row of partner, reseller or technology-partner logos.
 
 A record set names customers when its heading says so (customers, clients, trusted by,
-used by, our work, portfolio, references, case studies, in several languages), or when the
-page is of kind ``customer`` and the set is not the page's chrome. Each record gives one
-name: its text when that is a short name (one to five words, starting with a capital, not
-a sentence, a call to action or a heading word), else its logo's alternative text with
-"logo" and file-name noise taken off. A set under a heading about partners, integrations,
-investors, press, awards or the team names none. The quote is the record's line that
-holds the name, or the name itself, as the page's text writes it; when the name is only
-in a logo, the set's heading (the page's statement that these are its customers).
+used by, our work, portfolio, references, case studies, in several languages), or when
+the page is of kind ``customer`` and the set has a heading; a set under a heading about
+partners, integrations, investors, press, awards or the team names none. A record set
+names partners when its heading says partners, partnerships, alliances, resellers or
+distributors (in several languages) and not customers, investors or an invitation to
+become one. Each record gives one name: its text when that is a short name (one to five
+words, starting with a capital, not a sentence, a call to action or a heading word), else
+its logo's alternative text with "logo" and file-name noise taken off. The quote is the
+record's line that holds the name, or the name itself, as the page's text writes it;
+when the name is only in a logo, the set's heading (the page's statement of what these
+are).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ci_service.pipeline.records import record_sets
 from ci_service.pipeline.site import SitePage
 
-MIN_CUSTOMERS = 3
+MIN_NAMES = 3
 MAX_NAME_WORDS = 5
 CUSTOMER_HEADING = re.compile(
     r"\b(?:customers?|clients?|trusted by|used by|loved by|who uses|our work|portfolio|"
     r"references?|case stud(?:y|ies)|success stories|kunden|referenzen|clientèle|"
     r"ils nous font confiance|clientes|referencias|klanten|referenties|kunder|referenser|"
     r"clienti|referenze|klijenti|reference|klienci)\b",
+    re.IGNORECASE,
+)
+PARTNER_HEADING = re.compile(
+    r"\b(?:partners?|partnerships?|alliances?|resellers?|distributors?|partenaires?|"
+    r"socios|aliados|partnere|vertriebspartner|certified (?:partner|by))\b",
+    re.IGNORECASE,
+)
+NOT_PARTNERS = re.compile(
+    r"\b(?:customers?|clients?|investors?|backed by|press|as seen|featured in|team|people|"
+    r"become a partner|partner with us|join)\b",
     re.IGNORECASE,
 )
 NOT_CUSTOMERS = re.compile(
@@ -59,14 +74,28 @@ def _logo_name(alt: str) -> str | None:
 
 def customers_in_records(page: SitePage) -> list[tuple[str, str]]:
     """(name, quote) of the customers the page's record sets name, in page order."""
-    text = " ".join((page.text or "").split())
     customer_page = (page.kind or "") == "customer"
+
+    def says(heading: str) -> bool:
+        if NOT_CUSTOMERS.search(heading):
+            return False
+        return bool(CUSTOMER_HEADING.search(heading) or (customer_page and heading))
+
+    return _named(page, says)
+
+
+def partners_in_records(page: SitePage) -> list[tuple[str, str]]:
+    """(name, quote) of the partners the page's record sets name, in page order."""
+    return _named(page, lambda h: bool(PARTNER_HEADING.search(h)) and not NOT_PARTNERS.search(h))
+
+
+def _named(page: SitePage, heading_says: Callable[[str], bool]) -> list[tuple[str, str]]:
+    """(name, quote) of the records of the sets whose heading ``heading_says`` names."""
+    text = " ".join((page.text or "").split())
     out: list[tuple[str, str]] = []
     for found in record_sets(page.html, page.url):
         heading = " ".join(found.heading.split())
-        if NOT_CUSTOMERS.search(heading):
-            continue
-        if not (CUSTOMER_HEADING.search(heading) or (customer_page and heading)):
+        if not heading_says(heading):
             continue
         names = []
         for record in found.records:
@@ -77,6 +106,6 @@ def customers_in_records(page: SitePage) -> list[tuple[str, str]]:
                 quote = name if name and name in text else (heading if heading in text else None)
             if name and quote:
                 names.append((name, quote))
-        if len(names) >= MIN_CUSTOMERS and len(names) >= 0.7 * len(found.records):
+        if len(names) >= MIN_NAMES and len(names) >= 0.7 * len(found.records):
             out.extend(names)
     return out

@@ -379,7 +379,7 @@ def _cited_ids(competitor: Any, offerings: list[Any]) -> set[str]:
     profile = competitor.company_profile or {}
     for citations in (profile.get("quotes") or {}).values():
         ids.update(c.get("evidenceId") for c in citations or [] if isinstance(c, dict))
-    for key in ("funding", "customers"):
+    for key in ("funding", "customers", "partners"):
         for entry in profile.get(key) or []:
             ids.update(entry.get("evidenceIds") or [] if isinstance(entry, dict) else [])
     for offering in offerings:

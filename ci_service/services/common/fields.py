@@ -212,6 +212,9 @@ class CompanyProfileSchema(InputSchema):
     offeringLinks = ma.fields.List(Object(DiscoveredLinkSchema), validate=MAX_ITEMS)
     funding = ma.fields.List(Object(FundingRoundSchema), validate=MAX_ITEMS)
     customers = ma.fields.List(Object(NamedFactSchema), validate=MAX_ITEMS)
+    # Partners, resellers and technology partners the site names (logo rows under a
+    # partners heading), each with its evidence.
+    partners = ma.fields.List(Object(NamedFactSchema), validate=MAX_ITEMS)
     sources = ma.fields.Dict(
         keys=ma.fields.String(validate=Length(max=100)),
         values=EvidenceIds(),

@@ -104,6 +104,12 @@ class ProfileOutSchema(ma.Schema):
     customers = ma.fields.List(
         ma.fields.Dict(), metadata={"description": "{name, evidenceIds, quotes}"}
     )
+    partners = ma.fields.List(
+        ma.fields.Dict(),
+        metadata={
+            "description": "partners and resellers the site names: {name, evidenceIds, quotes}"
+        },
+    )
     sources = ma.fields.Dict(
         metadata={"description": "profile field -> ids of the evidence items that state it"}
     )
