@@ -440,3 +440,34 @@ def test_a_sub_cent_price_is_shown_as_stated():
     assert price_terms(plan) == "$0.005 per message"
     assert price_terms({"price": 19.99, "currency": "EUR", "period": "month"}) == "€19.99/month"
     assert price_terms({"price": 1000.0, "currency": "USD"}) == "$1,000"
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("€ 25,- per maand", (25.0, "EUR", "month")),
+        ("vanaf € 12,50 per maand", (12.5, "EUR", "month")),
+        ("€ 30/mese", (30.0, "EUR", "month")),
+        ("R$ 49,90/mês", (49.9, "BRL", "month")),
+        ("99 € pro Jahr", (99.0, "EUR", "year")),
+        ("€ 480 per jaar", (480.0, "EUR", "year")),
+        ("€ 5/m", (5.0, "EUR", None)),  # one letter after a slash says no period
+    ],
+)
+def test_periods_in_any_language_come_from_cldr(line, expected):
+    from ci_service.pipeline.pricing_money import prices
+
+    (found,) = prices(line)
+    assert (found.amount, found.currency, found.period) == expected
+
+
+def test_a_pricing_page_in_dutch_is_a_pricing_page_by_its_prices():
+    from ci_service.pipeline.page_kinds import classify
+
+    html = cards(
+        "<h3>Basis</h3><p>€ 9 per maand</p>",
+        "<h3>Plus</h3><p>€ 19 per maand</p>",
+        "<h3>Team</h3><p>€ 49 per maand</p>",
+    )
+    made = page("/abonnementen/", html, title="Abonnementen")
+    assert classify(made) == "pricing"

@@ -23,6 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from ci_service.pipeline.evidence import sentence_at
+from ci_service.pipeline.period_words import period_pattern
 
 _CODES = "USD|EUR|GBP|CHF|CAD|AUD|NZD|JPY|INR|SEK|NOK|DKK|PLN|BRL|MXN|SGD|HKD|ZAR|CNY|CZK|TRY"
 _SYMBOLS = {"$": "USD", "US$": "USD", "A$": "AUD", "AU$": "AUD", "C$": "CAD", "CA$": "CAD"}
@@ -261,9 +262,10 @@ def _unit(head: str) -> str | None:
 def qualifiers(after: str) -> tuple[str | None, str | None, bool]:
     """(period, unit, billed yearly) from the words after an amount."""
     head = after[:60]
+    cldr = (("month", period_pattern("month")), ("year", period_pattern("year")))
     found = [
         (m.start(), name)
-        for name, rx in _PERIODS
+        for name, rx in (*_PERIODS, *cldr)
         if (m := re.search(rx, head, re.I)) and len(head[: m.start()].split()) <= 3
     ]
     period = min(found)[1] if found else None

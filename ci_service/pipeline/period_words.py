@@ -1,0 +1,65 @@
+"""How the world's languages write "per month" and "per year" after a price, from the
+Unicode CLDR (through Babel) rather than from word lists of our own.
+
+CLDR gives every locale's per-unit patterns for months and years in a long and a short
+form ("{0} per maand", "{0}/mnd", "{0} al mese", "{0}/mês", "{0} na miesiąc"); the text
+after the placeholder is what a pricing page writes after an amount. Narrow forms ("/m",
+"/a", "/J") are left out: one letter after a slash is as often a metre or a unit as a
+period. The languages read are :data:`LANGUAGES` (the ones sites are written in, not a
+list of words); the patterns are built once, on first use.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+# Languages whose CLDR period patterns are read (ISO 639-1; Norwegian Bokmål is "nb").
+LANGUAGES = (
+    "en de fr es it pt nl sv nb nn da fi is pl cs sk sl hr sr bs hu ro bg ru uk el tr lt lv "
+    "et ca gl eu ga cy id ms vi"
+).split()
+_LENGTHS = ("long", "short")
+
+
+def _suffixes(unit: str) -> set[str]:
+    from babel import Locale
+    from babel.core import UnknownLocaleError
+
+    found: set[str] = set()
+    for language in LANGUAGES:
+        try:
+            patterns = Locale.parse(language)._data["unit_patterns"].get(unit, {})
+        except (UnknownLocaleError, ValueError, KeyError):
+            continue
+        for length in _LENGTHS:
+            per = (patterns.get(length) or {}).get("per") or ""
+            if "{0}" not in per:
+                continue
+            suffix = " ".join(per.split("{0}", 1)[1].split())
+            letters = re.sub(r"[\W\d_]", "", suffix)
+            if len(letters) >= 2:
+                found.add(suffix)
+    return found
+
+
+@functools.cache
+def _alternatives(period: str) -> str:
+    unit = {"month": "duration-month", "year": "duration-year"}[period]
+    suffixes = sorted(_suffixes(unit), key=len, reverse=True)
+    return "|".join(re.escape(s).replace(r"\ ", r"\s*") for s in suffixes)
+
+
+def period_pattern(period: str) -> str:
+    """A regular expression for "per month" (``period`` "month") or "per year" ("year")
+    right after an amount ("25,- per maand": a whole amount's ",-" may come between), in
+    every language of :data:`LANGUAGES`."""
+    return r"^\s*(?:[,.][-–]\s*)?(?:" + _alternatives(period) + r")(?![^\W\d_])"
+
+
+@functools.cache
+def any_period() -> re.Pattern[str]:
+    """Any language's "per month" or "per year" after a number or currency sign, anywhere
+    in a text (how many a page states says whether it lists prices)."""
+    either = _alternatives("month") + "|" + _alternatives("year")
+    return re.compile(r"(?<=[\d€$£¥₹\s])(?:" + either + r")(?![^\W\d_])", re.IGNORECASE)
