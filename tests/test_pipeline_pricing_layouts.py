@@ -459,15 +459,3 @@ def test_periods_in_any_language_come_from_cldr(line, expected):
 
     (found,) = prices(line)
     assert (found.amount, found.currency, found.period) == expected
-
-
-def test_a_pricing_page_in_dutch_is_a_pricing_page_by_its_prices():
-    from ci_service.pipeline.page_kinds import classify
-
-    html = cards(
-        "<h3>Basis</h3><p>€ 9 per maand</p>",
-        "<h3>Plus</h3><p>€ 19 per maand</p>",
-        "<h3>Team</h3><p>€ 49 per maand</p>",
-    )
-    made = page("/abonnementen/", html, title="Abonnementen")
-    assert classify(made) == "pricing"

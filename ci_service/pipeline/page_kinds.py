@@ -43,7 +43,6 @@ from ci_service.pipeline.page_kind_names import (  # re-exported: callers use pa
     TEAM,
     UTILITY,
 )
-from ci_service.pipeline.period_words import any_period
 
 # Heading words per kind, in English and the other languages the pipeline reads (German,
 # French, Spanish, Serbian/Croatian/Bosnian Latin). Matched against the title's first part,
@@ -300,9 +299,6 @@ def classify(page: Any, *, is_start: bool = False) -> str:
     prices = len(_PRICE.findall(text))
     # Plan words matter only beside prices (and are the slowest words to look for).
     plan_words = len(_PLAN_WORDS.findall(text)) if prices >= 2 else 0
-    if prices >= 2 and not plan_words:
-        # "per maand", "/mån", "al mese": any language's periods, from CLDR.
-        plan_words = len(any_period().findall(text))
     if prices >= 2 and plan_words >= 1:
         scores[PRICING] += min(prices, 8) * 0.5 + min(plan_words, 6) * 0.5
     elif prices >= 3 and words < 1500:

@@ -55,11 +55,3 @@ def period_pattern(period: str) -> str:
     right after an amount ("25,- per maand": a whole amount's ",-" may come between), in
     every language of :data:`LANGUAGES`."""
     return r"^\s*(?:[,.][-–]\s*)?(?:" + _alternatives(period) + r")(?![^\W\d_])"
-
-
-@functools.cache
-def any_period() -> re.Pattern[str]:
-    """Any language's "per month" or "per year" after a number or currency sign, anywhere
-    in a text (how many a page states says whether it lists prices)."""
-    either = _alternatives("month") + "|" + _alternatives("year")
-    return re.compile(r"(?<=[\d€$£¥₹\s])(?:" + either + r")(?![^\W\d_])", re.IGNORECASE)
