@@ -231,3 +231,22 @@ def test_facts_score_wrong_values():
     assert any("2016-04-05" in w for w in wrong) and any("heading" in w for w in wrong)
     right = [Record("profile.headquarters", "Zürich, Switzerland", True), records[1]]
     assert facts.wrong_values(right) == []
+
+
+def test_a_listed_person_in_other_words_is_not_a_wrong_value():
+    from bench.corpus.facts import _titles_agree
+
+    assert _titles_agree("CEO", "Chief Executive Officer")
+    assert _titles_agree("O.D. — Founder", "O.D., Founder")
+    assert _titles_agree("", "Designer") and _titles_agree("Designer", "")
+    assert not _titles_agree("Head of Sales", "Chief Technology Officer")
+    facts = SiteFacts(
+        site="acme",
+        company="Acme",
+        raw=(raw := [{"kind": "people", "name": "Jane Roe", "title": "Chief Executive Officer"}]),
+        facts=[to_fact(f) for f in raw],
+        complete=("people",),
+    )
+    assert facts.wrong_values([Record("person", "Jane Roe (CEO) CEO", True)]) == []
+    assert facts.wrong_values([Record("person", "Jane Roe (Intern) Intern", True)]) != []
+    assert facts.wrong_values([Record("person", "John Doe (CEO) CEO", True)]) != []

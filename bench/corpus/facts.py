@@ -126,6 +126,26 @@ def trap_patterns(trap: dict[str, Any]) -> tuple[str, ...]:
     raise ValueError(f"a wrong value names nothing to look for: {trap}")
 
 
+_TITLE_FILLER = {"of", "and", "the", "for", "de", "du", "der", "und", "y", "e", "och", "og"}
+
+
+def _title_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[^\W\d_]+", text.casefold()) if w not in _TITLE_FILLER}
+
+
+def _titles_agree(stored: str, listed: str) -> bool:
+    """Two titles of one person that say the same job: a shared word, or one the other's
+    initials ("CEO" and "Chief Executive Officer"); no title on either side agrees."""
+    ours, theirs = _title_words(stored), _title_words(listed)
+    if not ours or not theirs or ours & theirs:
+        return True
+    initials = "".join(w[0] for w in re.findall(r"[^\W\d_]+", listed.casefold()))
+    backwards = "".join(w[0] for w in re.findall(r"[^\W\d_]+", stored.casefold()))
+    return any(w in initials for w in ours if len(w) > 1) or any(
+        w in backwards for w in theirs if len(w) > 1
+    )
+
+
 @dataclass
 class SiteFacts:
     site: str
@@ -137,13 +157,17 @@ class SiteFacts:
     offers: list[dict[str, Any]] = field(default_factory=list)
     lacks: list[dict[str, Any]] = field(default_factory=list)
 
-    def _untitled_listed(self, text: str) -> bool:
-        """A person record holding only a listed person's name ("Jane Doe ")."""
-        for fact, raw in zip(self.facts, self.raw, strict=True):
-            if fact.kind == "people" and text.strip():
-                name = " ".join(text.split())
-                if re.fullmatch(fact.patterns[0], name, re.IGNORECASE) or name == raw["name"]:
-                    return True
+    def _listed_person(self, text: str) -> bool:
+        """A person record naming a listed person with no title, or with a title that
+        does not contradict the listed one ("O.D. — Founder" for "O.D., Founder", "CEO" for
+        "Chief Executive Officer"): missing its exact form, not a wrong value."""
+        flat = " ".join(text.split()).casefold()
+        for raw in self.raw:
+            if raw["kind"] != "people" or raw["name"].casefold() not in flat:
+                continue
+            rest = flat.replace(raw["name"].casefold(), " ")
+            if _titles_agree(rest, str(raw.get("title") or "")):
+                return True
         return False
 
     def wrong_values(self, records: list[Any]) -> list[str]:
@@ -162,8 +186,8 @@ class SiteFacts:
             for record in records:
                 if record.place != place or any(f.matches(record) for f in listed):
                     continue
-                if kind == "people" and self._untitled_listed(record.text):
-                    continue  # a listed person stored without a title: missing, not wrong
+                if kind == "people" and self._listed_person(record.text):
+                    continue  # a listed person, their title missing or in other words
                 out.append(f"{kind}: {record.text[:120]!r} is none of the site's")
         for fact, raw in zip(self.facts, self.raw, strict=True):
             if fact.kind == "news" and raw.get("date"):
