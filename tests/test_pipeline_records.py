@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from ci_service.pipeline.records import record_sets
+from tests.test_pipeline_products import BASE
+from tests.test_pipeline_products import page as crawled_page
 
 GRID = """<html><body>
 <header><nav><ul><li><a href="/a">Product</a></li><li><a href="/b">Pricing</a></li>
@@ -51,25 +53,11 @@ def test_prose_and_empty_markup_give_no_sets():
 
 # -- the readers built on record sets --------------------------------------------------------
 
-BASE = "https://acme.example"
-
 
 def site_page(path, html, kind="", depth=1, title="Acme"):
-    from ci_service.intel.extract import extract_html
-    from ci_service.pipeline.site import SitePage
-
-    read = extract_html(html, BASE + path)
-    made = SitePage(
-        BASE + path,
-        read.title or title,
-        read.description,
-        read.text,
-        [(s.heading, s.level, s.text) for s in read.sections],
-        list(read.json_ld),
-        [(link.url, link.text) for link in read.links],
-        depth,
-    )
-    made.html, made.kind = html, kind
+    """A crawled page (``tests.test_pipeline_products.page``) of the given kind."""
+    made = crawled_page(path, html, title, depth)
+    made.kind = kind
     return made
 
 

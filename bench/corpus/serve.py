@@ -17,6 +17,7 @@ import threading
 import urllib.parse
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from bench.corpus.manifest import Site, copy_of
 from bench.corpus.split import normal_host
@@ -128,6 +129,13 @@ def serve_site(site: Site, host: str = "127.0.0.1", port: int = 0) -> Iterator[s
             f"{site.site}: no local copy at {root}; run python -m bench.corpus build"
         )
     handler = type("SiteHandler", (CorpusHandler,), {"root": root, "pattern": origin_pattern(site)})
+    with serve_http(handler, host, port) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def serve_http(handler: Any, host: str = "127.0.0.1", port: int = 0) -> Iterator[str]:
+    """An HTTP server for ``handler`` on a thread of its own; yields its base URL."""
     server = http.server.ThreadingHTTPServer((host, port), handler)
     server.daemon_threads = True
     thread = threading.Thread(target=server.serve_forever, daemon=True)
