@@ -18,22 +18,24 @@ from pathlib import Path
 from typing import Any
 
 from bench.corpus.build import SnapshotMissing, build_site
-from bench.corpus.facts import load_facts
+from bench.corpus.facts import SiteFacts, load_facts
 from bench.corpus.manifest import load_sites
 from bench.corpus.serve import serve_site
 from bench.corpus.split import CHECK, TUNING
 
 
-def score_site(name: str, group: str, url: str, facts: Any, workdir: Path) -> dict[str, Any]:
+def score_site(
+    name: str, group: str, url: str, facts: list[Any], workdir: Path, site: SiteFacts | None = None
+) -> dict[str, Any]:
+    """Collect the site at ``url`` and score it against ``facts``; a corpus site's facts
+    file (``site``) also names the company and decides its wrong values."""
     from bench import quality
 
-    company = getattr(facts, "company", "")
+    company = site.company if site is not None else ""
     knowledge, run = quality.collect_site(name, url, workdir, company)
-    fact_list = facts.facts if hasattr(facts, "facts") else facts
-    scored = quality.score(knowledge, fact_list)
-    report = quality.site_report(name, knowledge, run, scored)
+    report = quality.site_report(name, knowledge, run, quality.score(knowledge, facts))
     report["group"] = group
-    report["wrong"] = facts.wrong_values(knowledge.records) if hasattr(facts, "facts") else []
+    report["wrong"] = site.wrong_values(knowledge.records) if site is not None else []
     return report
 
 
@@ -73,7 +75,7 @@ def _report(name: str, workdir: str) -> dict[str, Any]:
         return {"site": site.site, "group": site.group, "error": str(error)}
     facts = load_facts(site.facts_path)
     with serve_site(site) as url:
-        return score_site(site.site, site.group, url, facts, Path(workdir))
+        return score_site(site.site, site.group, url, facts.facts, Path(workdir), facts)
 
 
 def group_totals(reports: list[dict[str, Any]], group: str) -> dict[str, Any]:

@@ -82,10 +82,15 @@ def is_mirror_copy(url: str) -> bool:
     return bool(_HOST_SEGMENT.match(segments[0]) and not _PAGE_FILE.search(segments[0]))
 
 
+def _segments(path: str) -> list[str]:
+    """A URL path's segments, an index file ("index.html") left out."""
+    return [s for s in path.split("/") if s and not _INDEX_FILE.match("/" + s)]
+
+
 def family_of(url: str) -> str | None:
     """The folder a page shares with pages like it ("/integrations/" for
     "/integrations/slack/"), or None for a page at the top of the site."""
-    segments = [s for s in urlsplit(url).path.split("/") if s and not _INDEX_FILE.match("/" + s)]
+    segments = _segments(urlsplit(url).path)
     if len(segments) < 2:
         return None
     return "/" + "/".join(segments[:-1]) + "/"
@@ -98,7 +103,7 @@ def crawl_rank(url: str, text: str = "", menu: bool = False) -> int:
     path = urlsplit(url).path
     if LOW_VALUE_PAGE.search(path) or urlsplit(url).query:
         return RANK_LOW
-    segments = [s for s in path.split("/") if s and not _INDEX_FILE.match("/" + s)]
+    segments = _segments(path)
     post = POST_PAGE.search(path) is not None
     if len(segments) <= 2 and (KEY_PAGE.search(" ".join(segments)) or KEY_PAGE.search(text)):
         return RANK_POST if post and len(segments) == 2 else RANK_KEY

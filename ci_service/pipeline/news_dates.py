@@ -89,7 +89,7 @@ def parse_date(value: Any, lang: str = "") -> datetime | None:
         try:
             when = datetime.fromisoformat(text.replace("Z", "+00:00"))
         except ValueError:
-            when = numeric_date(text, lang) if _NUMERIC.match(text) else _common_form(text)
+            when = numeric_date(text, lang) or _common_form(text)
         if when is None:
             import dateparser
 

@@ -2,15 +2,14 @@
 
 A record set is a team when most of its records are named like people and either most of
 them carry a title in their first lines, or the page is about the team (by kind) and the
-set is the page's people: a grid of names without titles. On a page about the team, a
-first name alone ("Maja", "CTO & Co-Founder") is a person in a titled grid and the title
-may be any short one the site states; elsewhere a person needs a full name and a standard
-job title. A name written in lower case that the stylesheet capitalizes ("jane roe") takes
-the capitals the page shows. In an untitled grid a name needs two words and its record
-nothing else (no link text, date or line). A set of cards with a person's full name and a
-phone number or e-mail address each is a staff directory in any language; the title is
-the card's short line that is neither. A set whose records mostly hold a quotation is what
-customers say, not a team; a set under a heading that says its people have left (former,
+set is the page's people: a grid of names without titles. In a titled grid a first name
+alone ("Maja", "CTO & Co-Founder") is a person; the title may be any short one the site
+states on a page about the team, and must be a standard job title elsewhere. A name
+written in lower case that the stylesheet capitalizes ("jane roe") takes the capitals the
+page shows. In an untitled grid a name needs two words and its record nothing else (no
+link text, date or line). A set of cards with a person's full name and a phone number or
+e-mail address each is a staff directory in any language; the title is the card's short
+line that is neither. A set under a heading that says its people have left (former,
 alumni, past, in memoriam) is not the company's people.
 """
 
@@ -35,7 +34,6 @@ TITLED_SHARE = 0.6
 _FIRST_NAME = re.compile(r"[A-ZÀ-ÖØ-Þ][a-zà-öø-ÿ'’-]{1,19}")
 # A phone number or an e-mail address on its own line of a card: a staff directory's.
 _CONTACT_LINE = re.compile(r"@[\w-]+\.\w|\+?\d[\d\s()./-]{6,}\d")
-_QUOTE_MARKS = '"“”„«»‘’'
 _GONE = re.compile(
     r"\b(?:former|alumni|alumnae|past|previous|in memoriam|ehemalige|anciens?|antiguos?|"
     r"voormalige|tidigare|bivši|ex-)\b",
@@ -60,17 +58,6 @@ def _lower_name(raw: str, exclude: Collection[str]) -> str | None:
     if not text.islower() or not 2 <= len(text.split()) <= 3:
         return None
     return clean_name(text.title(), exclude)
-
-
-def _testimonials(records: list[Record]) -> bool:
-    """Quotations with their authors (what customers say), not a team: most records hold
-    a line in quotation marks."""
-    quoted = sum(
-        1
-        for r in records
-        if any(line[:1] in _QUOTE_MARKS or line[-1:] in _QUOTE_MARKS for line in r.lines)
-    )
-    return quoted * 2 >= len(records)
 
 
 def _title_of(record: Record, name: str, about_the_team: bool) -> str | None:
@@ -129,12 +116,12 @@ def people_in_records(
         ):
             out.extend(titled)
             continue
-        # A grid of bare names (a photo and a name each): no link, date or other line
-        # that would make it a list of something else.
         directory = _directory(full)
         if directory:
             out.extend(directory)
             continue
+        # A grid of bare names (a photo and a name each): no link, date or other line
+        # that would make it a list of something else.
         untitled = [(n, None) for n, r in full if n and not r.lines]
         if about_the_team and with_title == 0 and len(untitled) >= NAMED_SHARE * len(full):
             out.extend(untitled)

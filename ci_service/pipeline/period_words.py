@@ -44,14 +44,11 @@ def _suffixes(unit: str) -> set[str]:
 
 
 @functools.cache
-def _alternatives(period: str) -> str:
-    unit = {"month": "duration-month", "year": "duration-year"}[period]
-    suffixes = sorted(_suffixes(unit), key=len, reverse=True)
-    return "|".join(re.escape(s).replace(r"\ ", r"\s*") for s in suffixes)
-
-
 def period_pattern(period: str) -> str:
     """A regular expression for "per month" (``period`` "month") or "per year" ("year")
     right after an amount ("25,- per maand": a whole amount's ",-" may come between), in
-    every language of :data:`LANGUAGES`."""
-    return r"^\s*(?:[,.][-–]\s*)?(?:" + _alternatives(period) + r")(?![^\W\d_])"
+    every language of :data:`LANGUAGES`. Built once per period: every price asks for it."""
+    unit = {"month": "duration-month", "year": "duration-year"}[period]
+    suffixes = sorted(_suffixes(unit), key=len, reverse=True)
+    either = "|".join(re.escape(s).replace(r"\ ", r"\s*") for s in suffixes)
+    return r"^\s*(?:[,.][-–]\s*)?(?:" + either + r")(?![^\W\d_])"

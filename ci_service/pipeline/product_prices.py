@@ -15,7 +15,7 @@ import re
 
 from ci_service.pipeline.evidence import sentences
 from ci_service.pipeline.plan_drafts import PlanDraft, plans_from_price
-from ci_service.pipeline.pricing_money import DECIMAL, is_plumbing, is_quoted, page_decimal, prices
+from ci_service.pipeline.pricing_money import DECIMAL, page_decimal, prices
 from ci_service.pipeline.site import SitePage
 
 MAX_LINE_WORDS = 12
@@ -42,9 +42,7 @@ def product_page_plans(page: SitePage) -> list[PlanDraft]:
             line = " ".join(line.split())
             if not line or len(line.split()) > MAX_LINE_WORDS:
                 continue
-            if is_quoted(line) or is_plumbing(line):
-                continue
-            for price in prices(line):
+            for price in prices(line):  # none in a quotation or shop plumbing
                 found.append((line, price))
     finally:
         DECIMAL.reset(token)

@@ -89,7 +89,7 @@ from ci_service.pipeline.evidence import Cite, EvidenceMap, sentence_at, sentenc
 
 # News moved to pipeline.news; re-exported for the callers that import them from here.
 from ci_service.pipeline.news import news_entries, news_feed  # noqa: F401
-from ci_service.pipeline.profile_customers import customers_in_records, partners_in_records
+from ci_service.pipeline.profile_customers import customers_and_partners
 from ci_service.pipeline.profile_industry import industry_candidates
 from ci_service.pipeline.profile_layouts import (
     customers_using_us,
@@ -362,10 +362,11 @@ def _layout_candidates(
             order = (0 if customer_page else 1, rank, index, start)
             found.append(Candidate("customers", name, cite, order, page.url))
     if customer_page or rank <= 1:
-        for number, (name, quote) in enumerate(customers_in_records(page)):
+        customers, partners = customers_and_partners(page)
+        for number, (name, quote) in enumerate(customers):
             order = (0 if customer_page else 1, rank, index, number)
             found.append(Candidate("customers", name, Cite(page.url, quote), order, page.url))
-        for number, (name, quote) in enumerate(partners_in_records(page)):
+        for number, (name, quote) in enumerate(partners):
             order = (1, rank, index, number)
             found.append(Candidate("partners", name, Cite(page.url, quote), order, page.url))
     for place, quote in markup_headquarters(page) if rank <= 1 else ():

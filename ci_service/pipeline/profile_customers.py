@@ -19,9 +19,8 @@ are).
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 
-from ci_service.pipeline.records import record_sets
+from ci_service.pipeline.records import RecordSet, record_sets
 from ci_service.pipeline.site import SitePage
 
 MIN_NAMES = 3
@@ -72,40 +71,49 @@ def _logo_name(alt: str) -> str | None:
     return _name(" ".join(_LOGO_NOISE.sub(" ", alt).split()))
 
 
-def customers_in_records(page: SitePage) -> list[tuple[str, str]]:
-    """(name, quote) of the customers the page's record sets name, in page order."""
-    customer_page = (page.kind or "") == "customer"
-
-    def says(heading: str) -> bool:
-        if NOT_CUSTOMERS.search(heading):
-            return False
-        return bool(CUSTOMER_HEADING.search(heading) or (customer_page and heading))
-
-    return _named(page, says)
+Named = list[tuple[str, str]]  # (name, quote)
 
 
-def partners_in_records(page: SitePage) -> list[tuple[str, str]]:
-    """(name, quote) of the partners the page's record sets name, in page order."""
-    return _named(page, lambda h: bool(PARTNER_HEADING.search(h)) and not NOT_PARTNERS.search(h))
-
-
-def _named(page: SitePage, heading_says: Callable[[str], bool]) -> list[tuple[str, str]]:
-    """(name, quote) of the records of the sets whose heading ``heading_says`` names."""
+def customers_and_partners(page: SitePage) -> tuple[Named, Named]:
+    """(name, quote) of the customers and of the partners the page's record sets name, in
+    page order; the page's markup is read once for both."""
     text = " ".join((page.text or "").split())
-    out: list[tuple[str, str]] = []
+    customer_page = (page.kind or "") == "customer"
+    customers: Named = []
+    partners: Named = []
     for found in record_sets(page.html, page.url):
         heading = " ".join(found.heading.split())
-        if not heading_says(heading):
-            continue
-        names = []
-        for record in found.records:
-            name = _name(record.name) if record.name in text else None
-            quote = name
-            if name is None and record.images:
-                name = _logo_name(record.images[0])
-                quote = name if name and name in text else (heading if heading in text else None)
-            if name and quote:
-                names.append((name, quote))
-        if len(names) >= MIN_NAMES and len(names) >= 0.7 * len(found.records):
-            out.extend(names)
-    return out
+        if not NOT_CUSTOMERS.search(heading) and (
+            CUSTOMER_HEADING.search(heading) or (customer_page and heading)
+        ):
+            customers.extend(_names(found, heading, text))
+        if PARTNER_HEADING.search(heading) and not NOT_PARTNERS.search(heading):
+            partners.extend(_names(found, heading, text))
+    return customers, partners
+
+
+def customers_in_records(page: SitePage) -> Named:
+    """(name, quote) of the customers the page's record sets name, in page order."""
+    return customers_and_partners(page)[0]
+
+
+def partners_in_records(page: SitePage) -> Named:
+    """(name, quote) of the partners the page's record sets name, in page order."""
+    return customers_and_partners(page)[1]
+
+
+def _names(found: RecordSet, heading: str, text: str) -> Named:
+    """(name, quote) of each record of a set of named things, or none when most of its
+    records name nothing."""
+    names = []
+    for record in found.records:
+        name = _name(record.name) if record.name in text else None
+        quote = name
+        if name is None and record.images:
+            name = _logo_name(record.images[0])
+            quote = name if name and name in text else (heading if heading in text else None)
+        if name and quote:
+            names.append((name, quote))
+    if len(names) >= MIN_NAMES and len(names) >= 0.7 * len(found.records):
+        return names
+    return []

@@ -53,10 +53,13 @@ def cited_items(items: list[dict], evidence: EvidenceMap | None) -> list[dict]:
     return out
 
 
-def save_offering_fields(workspace_id: str, offering: Any, data: dict[str, Any]) -> Any:
+def save_offering_fields(
+    workspace_id: str, offering: Any, data: dict[str, Any], sources: list | None = None
+) -> Any:
     """Update a competitor offering with the product view's fields (name, description,
-    valueProps, features, categories, capabilities) in one transaction, keeping the graph
-    in step. ``services.workspace.offerings.update_offering`` takes only the offering view's fields
+    valueProps, features, categories, capabilities), and ``sources`` (the sentences that
+    state the product) when given, in one transaction, keeping the graph in step.
+    ``services.workspace.offerings.update_offering`` takes only the offering view's fields
     for competitor offerings, so the same schema and apply step are used here."""
     from ci_service.services.common.fields import load
     from ci_service.services.graph import sync as graph_sync
@@ -68,6 +71,8 @@ def save_offering_fields(workspace_id: str, offering: Any, data: dict[str, Any])
     with transaction():
         row = service.get_offering(workspace_id, offering.id)
         service._apply(row, values, workspace_id)
+        if sources is not None:
+            row.sources = sources
         row.updated_at = utcnow()
         row.save()
         graph_sync.sync_offering(row)
@@ -154,11 +159,9 @@ def save_products(
                 "features": merge_items(row.features, features),
                 "categories": merge_items(row.categories, categories),
             },
+            # the sentence that states it on the pages read this time
+            sources=[citation] if citation is not None else None,
         )
-        if citation is not None and row.sources != [citation]:
-            with transaction():  # the sentence that states it on the pages read this time
-                Offering.update(sources=[citation]).where(Offering.id == row.id).execute()
-                row.sources = [citation]
         if not row.is_active:
             with transaction():  # retired by an earlier collect, listed again now
                 Offering.update(is_active=True).where(Offering.id == row.id).execute()
