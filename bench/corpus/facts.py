@@ -106,6 +106,9 @@ def _price_fact(fact: dict[str, Any]) -> Fact:
     if fact.get("period"):
         if fact["period"] == "once":  # a price with no period stated is paid once
             patterns.append(r'"period": (?:"one-time"|null)')
+        elif fact["period"] in ("day", "night", "hour", "week"):
+            # A rate per stretch of time is a unit: plan periods are months, years, once.
+            patterns.append(rf'"unit": "per {fact["period"]}"')
         else:
             patterns.append(rf'"period": "{fact["period"]}"')
         shown += f"/{fact['period']}"

@@ -20,6 +20,7 @@ import io
 import re
 import threading
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin
@@ -149,15 +150,44 @@ def _in_menu(anchor: Any) -> bool:
     return False
 
 
+# Where else a page links (cards and buttons scripted to navigate, image maps, pagination):
+# the target URL in an attribute, or in a script's "location = '...'" / "open('...')".
+_LINK_ATTRIBUTES = ("data-href", "data-url", "data-link", "data-target-url", "formaction")
+_SCRIPTED_URL = re.compile(
+    r"(?:location(?:\.href)?\s*=|location\.(?:assign|replace)\s*\(|open\s*\()\s*"
+    r"[\"']([^\"']+)[\"']"
+)
+
+
+def _link_targets(doc: Any) -> Iterator[tuple[Any, str]]:
+    """(element, raw URL) of every link on the page, ``<a>`` first."""
+    for tag in ("a", "area"):
+        for el in doc.iter(tag):
+            yield el, el.get("href") or ""
+    for el in doc.iter():
+        if not isinstance(el.tag, str):
+            continue
+        for name in _LINK_ATTRIBUTES:
+            if el.get(name):
+                yield el, el.get(name)
+        if script := el.get("onclick"):
+            if found := _SCRIPTED_URL.search(script):
+                yield el, found.group(1)
+    for el in doc.iter("link"):
+        if {"next", "prev"} & set((el.get("rel") or "").lower().split()):
+            yield el, el.get("href") or ""
+
+
 def _links(doc: Any, base: str) -> tuple[list[Link], list[str]]:
     links: dict[str, Link] = {}
-    for anchor in doc.iter("a"):
-        href = (anchor.get("href") or "").strip()
+    for element, raw in _link_targets(doc):
+        href = raw.strip()
         if not href or href.startswith("#") or href.lower().startswith(_SKIP_SCHEMES):
             continue
         url = urldefrag(urljoin(base, href))[0]
         if url.startswith(("http://", "https://")) and url not in links:
-            links[url] = Link(url, _one_line(anchor.text_content()), _in_menu(anchor))
+            text = _one_line(element.text_content()) if element.tag != "link" else ""
+            links[url] = Link(url, text, _in_menu(element))
     feeds: list[str] = []
     for link in doc.iter("link"):
         rel = (link.get("rel") or "").lower().split()

@@ -9,7 +9,20 @@ imports ``page_kinds`` to classify the pages it reads: every import runs one way
 
 from __future__ import annotations
 
+import threading
 from typing import Any
+
+_LOCAL = threading.local()
+
+
+def _parser() -> Any:
+    """This thread's parser (an lxml parser is not to be shared between threads)."""
+    parser = getattr(_LOCAL, "parser", None)
+    if parser is None:
+        import lxml.html
+
+        parser = _LOCAL.parser = lxml.html.HTMLParser(encoding="utf-8")
+    return parser
 
 
 def parse_html(html: str) -> Any:
@@ -21,7 +34,9 @@ def parse_html(html: str) -> Any:
     if not html or not html.strip():
         return None
     try:
-        return lxml.html.document_fromstring(html.encode("utf-8", "replace"))
+        # The text is decoded already: the bytes are UTF-8 whatever the page's own charset
+        # declaration says (without saying so, lxml reads undeclared bytes as Latin-1).
+        return lxml.html.document_fromstring(html.encode("utf-8", "replace"), parser=_parser())
     except Exception:  # lxml raises several types for markup it cannot read
         return None
 

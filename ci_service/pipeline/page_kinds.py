@@ -179,6 +179,15 @@ def _path_segments(url: str) -> list[str]:
     return [re.sub(r"\.\w{2,5}$", "", s) for s in segments]
 
 
+def _language_home(page: Any, segments: list[str]) -> bool:
+    """The site's home page in another language: a path of only a language code ("/pt/",
+    "/en-gb/") that the page is written in."""
+    if len(segments) != 1:
+        return False
+    code = re.fullmatch(r"([a-z]{2})(?:[-_][a-z]{2,4})?", segments[0])
+    return code is not None and code.group(1) == (getattr(page, "language", "") or "")[:2]
+
+
 def _h1(doc: Any) -> str:
     if doc is None:
         return ""
@@ -267,7 +276,7 @@ def classify(page: Any, *, is_start: bool = False) -> str:
     raw = (getattr(page, "html", "") or "")[:512].lstrip().lower()
     if raw.startswith(("<?xml", "<rss", "<feed")):
         return ARCHIVE  # a feed saved as an HTML page
-    if not segments or (is_start and len(segments) <= 1):
+    if not segments or (is_start and len(segments) <= 1) or _language_home(page, segments):
         return HOME
     forms = _forms(doc)
     hints = {kind: _hint(kind, head, h1, segments) for kind in _HEADING_WORDS}

@@ -2,15 +2,16 @@
 
 A record set is a team when most of its records are named like people and either most of
 them carry a title in their first lines, or the page is about the team (by kind) and the
-set is the page's people: a grid of names without titles. In a titled grid a first name
-alone ("Maja", "CTO & Co-Founder") is a person; the title may be any short one the site
-states on a page about the team, and must be a standard job title elsewhere. A name
-written in lower case that the stylesheet capitalizes ("jane roe") takes the capitals the
-page shows. In an untitled grid a name needs two words and its record nothing else (no
-link text, date or line). A set of cards with a person's full name and a phone number or
-e-mail address each is a staff directory in any language; the title is the card's short
-line that is neither. A set under a heading that says its people have left (former,
-alumni, past, in memoriam) is not the company's people.
+set is the page's people: a grid of names without titles. In a titled grid on a page
+about the team a first name alone ("Maja", "CTO & Co-Founder") is a person; the title may
+be any short one the site states on a page about the team, and must be a standard job
+title elsewhere. A name written in lower case that the stylesheet capitalizes ("jane
+roe") takes the capitals the page shows. In an untitled grid a name needs two words and
+its record nothing else (no link text, date or line). A set of cards with a person's full
+name and a phone number or e-mail address each is a staff directory in any language; the
+title is the card's short line that is neither. A set under a heading that says its
+people have left (former, alumni, past, in memoriam) is not the company's people, and
+neither is a set of quotations (testimonials, reviews): the people quoted are customers.
 """
 
 from __future__ import annotations
@@ -97,17 +98,29 @@ def _directory(full: list[tuple[str | None, Record]]) -> list[tuple[str, str | N
     return out
 
 
+def _quotations(records: list[Record]) -> bool:
+    """A set of testimonials or reviews: the people quoted are customers, not the team."""
+    return sum(1 for r in records if r.quoted) * 2 >= len(records)
+
+
 def people_in_records(
     html: str, base: str, exclude: Collection[str], about_the_team: bool
 ) -> list[tuple[str, str | None]]:
     """(name, title or None) of the page's team grids, in page order."""
     out: list[tuple[str, str | None]] = []
     for found in record_sets(html, base):
-        if _GONE.search(found.heading):
+        if _GONE.search(found.heading) or _quotations(found.records):
             continue
         full = [(clean_name(r.name, exclude), r) for r in found.records]
         first = [
-            (n or _lower_name(r.name, exclude) or _first_name(r.name, exclude), r) for n, r in full
+            (
+                n
+                or _lower_name(r.name, exclude)
+                or (about_the_team and _first_name(r.name, exclude))
+                or None,
+                r,
+            )
+            for n, r in full
         ]
         titled = [(n, _title_of(r, n, about_the_team)) for n, r in first if n]
         with_title = sum(1 for _n, t in titled if t)

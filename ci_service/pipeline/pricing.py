@@ -337,8 +337,28 @@ def _looks_like_name(line: str) -> bool:
     )
 
 
+# A name with no word, or only a size ("11 / 15", "0", "+", "20 GB"): a slide's counter or a
+# feature's figure read as the name. A bundle named by what it holds ("200 minutes") is a
+# plan's name on many sites.
+_NOT_A_PLAN_NAME = re.compile(r"\W*(?:\d[\d\s.,:/%×x+-]*(?:[kmgtp]i?b|bytes?)?)?\W*", re.I)
+# Words that lead or badge a price, not a plan's name.
+_PRICE_WORDS = re.compile(
+    r"\W*(?:from|only|just|starting(?:\s+(?:at|from))?|prices?|pricing|plans?|costs?|total|"
+    r"new|(?:most\s+)?popular|recommended|best\s+value)\W*",
+    re.I,
+)
+
+
+def plan_name_ok(name: str) -> bool:
+    """Whether a plan's name names it: not a count, a size, or a word that leads a price
+    ("From", "Only", "Pricing")."""
+    return not (_NOT_A_PLAN_NAME.fullmatch(name) or _PRICE_WORDS.fullmatch(name))
+
+
 def _merge(target: dict[tuple[str, str | None], PlanDraft], plans: list[PlanDraft]) -> None:
     for plan in plans:
+        if not plan_name_ok(plan.name):
+            continue  # the record is misread: a plan is named, not counted or introduced
         target.setdefault((plan.name.casefold(), plan.period), plan)
 
 
@@ -383,7 +403,7 @@ def extract_pricing(snapshot: SiteSnapshot) -> list[PlanDraft]:
         # No pricing page states a price: product pages that state one each.
         for page in snapshot.pages:
             for plan in product_page_plans(page):
-                if plan.name.casefold() not in seen:
+                if plan.name.casefold() not in seen and plan_name_ok(plan.name):
                     seen.add(plan.name.casefold())
                     plans.append(plan)
     return plans[:MAX_PLANS]

@@ -46,6 +46,7 @@ the cards inside it. Status lines are neither names nor features.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,6 +99,12 @@ TITLE = re.compile(
 )
 DESCRIPTION = re.compile(r"desc|subtitle|tagline|summary|badge|ribbon|lead\b", re.IGNORECASE)
 PRICE_CLASS = re.compile(r"price|amount|cost", re.IGNORECASE)
+# A card that says its price is cut: the lower amount is what the plan costs now.
+DISCOUNT = re.compile(
+    r"\d+\s*%\s*(?:off|discount)|\b(?:sale|discount(?:ed)?|early[\s-]*birds?|"
+    r"limited[\s-]*(?:time\s+)?offer)\b",
+    re.IGNORECASE,
+)
 NOT_A_NAME = re.compile(
     r"\W*(?:most\s+popular|popular|recommended|best\s+value|new|save\s+\d+\s*%?|\d+\s*%\s+off|"
     r"limited\s+offer|coming\s+soon|get\s+started|sign\s+up|buy\s+now|start\s+(?:free\s+)?trial|"
@@ -232,6 +239,7 @@ def _name_like(text: str) -> bool:
         or TRIAL.search(text)
         or is_plumbing(text)
         or is_quoted(text)
+        or DISCOUNT.search(text)
     )
 
 
@@ -386,6 +394,7 @@ def _card_plans(
     features = _features(page, held, {name_at}) or inherited
     extra = {"edition": edition, "features": features}
     plans: list[PlanDraft] = []
+    discounted = any(DISCOUNT.search(page.lines[i].text) for i in held)
     for pos, i in enumerate(held):
         if not page.price[i]:
             continue
@@ -400,6 +409,13 @@ def _card_plans(
                 plan.cite = Cite(url, found or line)
             if all(p.period != plan.period for p in plans):
                 plans.append(plan)
+            elif discounted and plan.price is not None:
+                # An old price and the offer's, in one currency and period: the offer's.
+                for k, kept in enumerate(plans):
+                    if (kept.period, kept.currency) == (plan.period, plan.currency) and (
+                        kept.price is not None and plan.price < kept.price
+                    ):
+                        plans[k] = plan
     if plans:
         return plans
     lines = [page.lines[i].text for i in held]
@@ -423,8 +439,15 @@ def _card_plans(
 def _container(page: _Page, held: list[int]) -> bool:
     """A block holding several plans' prices (four amounts or markers), not one plan's card:
     its group is no card group."""
-    amounts = {p.amount for i in held for p in page.price[i]}
-    return len(amounts) + sum(page.marker[i] for i in held) >= 4
+    amounts = {(p.currency, p.amount) for i in held for p in page.price[i]}
+    if len(amounts) + sum(page.marker[i] for i in held) < 4:
+        return False
+    # One plan's card may state its price twice (an old price and the offer) in two
+    # currencies: four amounts, but one name and at most two in a currency.
+    per_currency = Counter(currency for currency, _amount in amounts)
+    if len(per_currency) < 2 or max(per_currency.values()) > 2:
+        return True
+    return sum(bool(page.name[i]) for i in held) > 1
 
 
 def _heading_before(page: _Page, first: int) -> str:

@@ -234,7 +234,19 @@ def amount_of(match: re.Match[str]) -> float | None:
     return number(match.group("num") or match.group("num2") or "")
 
 
+# A rate per stretch of time, which no plan period says: "p/d", "p.d.", "per day", "/night".
+_RATE = re.compile(
+    r"^\s*(?:p\s*/\s*(?P<short>[dhw])\b|p\.(?P<dotted>[dhw])\.|(?:per|/|an?|each)\s*"
+    r"(?P<word>day|night|hour|hr|week|wk)s?\b)",
+    re.IGNORECASE,
+)
+_RATE_UNITS = {"d": "day", "h": "hour", "w": "week", "hr": "hour", "wk": "week"}
+
+
 def _unit(head: str) -> str | None:
+    if rate := _RATE.match(head):
+        word = (rate.group("short") or rate.group("dotted") or rate.group("word")).lower()
+        return f"per {_RATE_UNITS.get(word, word)}"
     match = _UNIT.match(head)
     if match:
         word = " ".join(match.group("word").split())

@@ -251,6 +251,12 @@ def cards(items: list[Block]) -> list[Card]:
     stack: list[tuple[int, str]] = []  # open headings (level, text)
     current: Card | None = None
     for block in items:
+        if block.kind == "heading" and current is not None and _styled_text(current, block):
+            # A site that sets every line in heading tags: a sentence right after a short
+            # heading of its level is that heading's text.
+            current.texts.append(block.text)
+            current.links.extend(link for link in block.links if link not in current.links)
+            continue
         if block.kind == "heading":
             while stack and stack[-1][0] >= block.level:
                 stack.pop()
@@ -265,6 +271,18 @@ def cards(items: list[Block]) -> list[Card]:
                 current.texts.append(block.text)
             current.links.extend(link for link in block.links if link not in current.links)
     return found
+
+
+def _styled_text(current: Card, block: Block) -> bool:
+    """A heading block that is a sentence (it ends like one, or runs to eight words) right
+    after a short heading of the same level with nothing under it yet."""
+    if current.texts or current.items or current.level != block.level:
+        return False
+    name = current.heading
+    if len(name.split()) > 6 or name.endswith((".", "!", "?", ":", ",")):
+        return False
+    text = block.text
+    return text.endswith((".", "!", "?")) or len(text.split()) >= 8
 
 
 def same_page(a: str, b: str) -> bool:

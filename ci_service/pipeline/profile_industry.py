@@ -35,7 +35,10 @@ _HEADS = set(
     "apps application applications company startup provider developer maker vendor supplier "
     "manufacturer creator publisher marketplace agency consultancy studio firm network "
     "framework suite system engine builder editor database api apis sdk crm erp cms saas "
-    "paas iaas environment hypervisor library business leader pioneer".split()
+    "paas iaas environment hypervisor library business leader pioneer broker brokerage "
+    "clinic practice school academy center centre store shop retailer distributor installer "
+    "contractor consultant consultants lab laboratory bank lender insurer doctor dentist "
+    "producer integrator reseller rental rentals".split()
 )
 _OF_HEADS = set("provider developer maker vendor supplier manufacturer creator publisher "
                 "leader pioneer".split())  # fmt: skip
@@ -213,17 +216,53 @@ def _home_candidates(page: SitePage, index: int, aliases: list[str]) -> list[Can
         label = _bare(description, aliases)
     if label and not _named(label, aliases):
         found.append(Candidate("industry", label, None, (1, 1, index, 0), page.url))
-    for part in re.split(r"\s+[|–—:-]\s+", page.title or "")[:4]:
-        if part and not any(squash(a) in squash(part) for a in aliases):
+    parts = [p for p in _SEPARATOR.split(page.title or "")[:4] if p]
+    for part in parts:
+        if not any(squash(a) in squash(part) for a in aliases):
             if (label := _bare(part, aliases)) and not _named(label, aliases):
                 found.append(Candidate("industry", label, None, (3, 1, index, 0), page.url))
+                return found
+    if page.language and not page.language.startswith("en"):
+        # No phrasing rules for this language: the title's (or a short description's)
+        # segment beside the brand says what the company is ("Brand | Mortgage broker").
+        if len(description.split()) <= 12:
+            parts += [p for p in _SEPARATOR.split(description) if p]
+        for part in parts:
+            if label := _segment_label(part, page, aliases):
+                found.append(Candidate("industry", label, None, (4, 1, index, 0), page.url))
                 break
     return found
+
+
+_SEPARATOR = re.compile(r"\s+[|–—:-]\s+")
+
+
+def _segment_label(part: str, page: SitePage, aliases: list[str]) -> str | None:
+    """A title segment that can name a trade: two to seven words, not a sentence, not the
+    brand's, no year or price, and not a page of the site (a link text: "Home", "Blog")."""
+    text = " ".join(part.split()).strip(" ,;")
+    if not 2 <= len(text.split()) <= 7 or text.endswith((".", "!", "?")) or text.isupper():
+        return None
+    if _named(text, aliases) or re.search(r"\b(?:19|20)\d\d\b|[$€£¥%]", text):
+        return None
+    if text.casefold() in {" ".join(t.split()).casefold() for _u, t in page.links}:
+        return None
+    return _label(text.split())
 
 
 def _named(label: str, aliases: list[str]) -> bool:
     """Whether ``label`` holds the company's name ("Acme software" is no industry)."""
     return any(squash(a) in squash(label) for a in aliases if len(squash(a)) >= 3)
+
+
+def _verb_ing(words: list[str]) -> bool:
+    """A phrase opened by a verb in -ing ("Building the future", "Helping teams grow"); an
+    -ing noun of a trade ("Marketing agency", "Accounting software") opens an industry."""
+    first = words[0].casefold()
+    if not first.endswith("ing"):
+        return False
+    after = words[1].casefold().strip(",.") if len(words) > 1 else ""
+    return not after or after in _STOP or after in _AUDIENCE or after in _FILLER
 
 
 def _bare(phrase: str, aliases: list[str]) -> str | None:
@@ -234,6 +273,6 @@ def _bare(phrase: str, aliases: list[str]) -> str | None:
     ):
         words = words[1:]  # "The Acme CRM software ..." -> "CRM software ..."
     first = words[0].casefold().strip(",.") if words else ""
-    if not first or first in _IMPERATIVE or first.endswith("ing") or first in _STOP:
+    if not first or first in _IMPERATIVE or first in _STOP or _verb_ing(words):
         return None
     return descriptor(" ".join(words))

@@ -36,6 +36,7 @@ _STATE_WORDS = re.compile(
     r"aos.*|wow|animated|fade.*|delay.*|col-.*|w-\d.*|.*\d.*)$"
 )
 _NAME_TAGS = ("strong", "b", "a", "dt", "th", "figcaption", "cite")
+_QUOTATION = re.compile(r"^\s*[\"“”„«»‘’‚‹›「『]")
 
 
 @dataclass
@@ -44,6 +45,7 @@ class Record:
     lines: list[str] = field(default_factory=list)
     link: str = ""
     images: list[str] = field(default_factory=list)
+    quoted: bool = False  # holds a quotation: a testimonial or review, not a card about it
 
     @property
     def text(self) -> str:
@@ -119,7 +121,15 @@ def _record(el: Any, base: str) -> Record | None:
     rest = [line for line in lines if line != name]
     anchor = el if el.tag == "a" else next(el.iter("a"), None)
     link = urljoin(base, anchor.get("href") or "") if anchor is not None else ""
-    return Record(name, rest, link, images)
+    return Record(name, rest, link, images, _quotes(el, lines))
+
+
+def _quotes(el: Any, lines: list[str]) -> bool:
+    """The record quotes somebody: a ``<blockquote>``/``<q>``, or a sentence of several
+    words in quotation marks (any language's marks)."""
+    if el.tag in ("blockquote", "q") or next(el.iter("blockquote", "q"), None) is not None:
+        return True
+    return any(_QUOTATION.match(line) and len(line.split()) >= 5 for line in lines)
 
 
 def _heading_before(el: Any, headings: list[Any], order: dict[Any, int]) -> str:

@@ -1,0 +1,166 @@
+"""Reading rules that hold for any site: testimonials are no team, a home page in another
+language is a home page, an old price is not the plan's, a counter is no plan name, a rate
+per day keeps its day, headings styled as text, links on any element, industries named by
+a trade noun or a title segment in any language."""
+
+from __future__ import annotations
+
+from ci_service.intel.extract import extract_html
+from tests.test_pipeline_records import site_page
+
+
+def test_a_set_of_quotations_is_no_team_and_first_names_need_a_team_page():
+    from ci_service.pipeline.people_records import people_in_records
+
+    quotes = "".join(
+        f'<div class="c"><p>“{text}”</p><h4>{name}</h4><p>Product Manager</p></div>'
+        for name, text in (
+            ("Ana Ruiz", "They shipped our app in half the time we had planned for it."),
+            ("Li Wei", "The best partner we have had in years, and the fastest one too."),
+            ("Tom Berg", "Every sprint ended with something our customers could use."),
+        )
+    )
+    html = f"<html><body><main><h2>What clients say</h2><div>{quotes}</div></main></body></html>"
+    assert people_in_records(html, "https://acme.example/", set(), about_the_team=True) == []
+
+    team = "".join(
+        f'<div class="m"><h4>{name}</h4><p>{title}</p></div>'
+        for name, title in (("Maja", "CEO"), ("Tobias", "CTO"), ("Ines", "Developer"))
+    )
+    html = f"<html><body><main><h2>People</h2><div>{team}</div></main></body></html>"
+    assert people_in_records(html, "https://acme.example/", set(), about_the_team=False) == []
+    assert [n for n, _t in people_in_records(html, "https://acme.example/", set(), True)] == [
+        "Maja",
+        "Tobias",
+        "Ines",
+    ]
+
+
+def test_a_path_of_only_the_pages_language_code_is_a_home_page():
+    from ci_service.pipeline.page_kinds import classify
+
+    cards = "".join(
+        f"<div><h3>{name}</h3><p>{title}</p></div>"
+        for name, title in (
+            ("Ana Ruiz", "CEO"),
+            ("Li Wei", "CTO"),
+            ("Tom Berg", "COO"),
+            ("Eva Lind", "CFO"),
+        )
+    )
+    html = f"<html><body><main><h1>Nós somos a Acme</h1>{cards}</main></body></html>"
+    home = site_page("/pt/", html)
+    home.language = "pt"
+    assert classify(home) == "home"
+    # The same path on a page in another language is a folder of the site ("/it/": IT).
+    other = site_page("/it/", html)
+    other.language = "en"
+    assert classify(other) != "home"
+
+
+def test_a_card_with_an_old_price_and_an_offer_gives_the_offer():
+    from ci_service.pipeline.pricing import page_plans
+
+    def card(name, old, new, old_usd, new_usd):
+        return (
+            f'<div class="plan"><h2>{name}</h2><p class="offer">28% Off (Early Birds offer)</p>'
+            f'<div class="price"><h4>₹{old}</h4><p>${old_usd}</p></div>'
+            f'<div class="offer-price"><h4>₹{new}</h4><p>${new_usd}</p></div>'
+            "<ul><li>Mentorship</li><li>Projects</li></ul></div>"
+        )
+
+    html = (
+        '<html><body><main><h1>Invest in yourself</h1><div class="cards">'
+        + card("Premium", "93,749", "67,499", "1249", "899")
+        + card("Standard", "56,249", "40,499", "749", "539")
+        + "</div></main></body></html>"
+    )
+    plans = page_plans(site_page("/pricing/", html, kind="pricing"))
+    assert [(p.name, p.price, p.currency) for p in plans] == [
+        ("Premium", 67499.0, "INR"),
+        ("Standard", 40499.0, "INR"),
+    ]
+
+
+def test_a_counter_a_size_or_a_price_word_is_no_plan_name_a_bundle_is():
+    from ci_service.pipeline.pricing import plan_name_ok
+
+    for name in ("11 / 15", "0", "+", "20 GB", "From", "Starting at", "Price"):
+        assert not plan_name_ok(name), name
+    for name in ("Pro", "Plan 2", "200 minutes", "Business+", "Monthly"):
+        assert plan_name_ok(name), name
+
+
+def test_a_rate_per_day_keeps_its_day_as_the_unit():
+    from ci_service.pipeline.pricing_money import prices
+
+    assert [(p.amount, p.currency, p.period, p.unit) for p in prices("€6.73 p/d")] == [
+        (6.73, "EUR", None, "per day")
+    ]
+    assert prices("$40 a night")[0].unit == "per night"
+    assert prices("$30/hr")[0].unit == "per hour"
+    assert prices("$5 per user / month")[0].unit == "per user"
+
+
+def test_feature_headings_with_their_text_set_as_headings_make_a_grid():
+    from ci_service.pipeline.product_features import html_features
+    from ci_service.pipeline.product_layout import blocks, cards
+
+    pairs = "".join(
+        f"<div><h6>{name}</h6><h6>{text}</h6></div>"
+        for name, text in (
+            ("Logs", "Drill down and debug your issues with real time logs."),
+            ("Custom Domains", "Once deployed, your projects can be assigned to a domain."),
+            ("Sleep Mode", "Dev environments sleep when they are not in use!"),
+        )
+    )
+    html = f"<html><body><main><h2>Developer tools</h2>{pairs}</main></body></html>"
+    found = html_features(cards(blocks(html, "https://acme.example/")))
+    assert [(f.name, f.description) for f in found] == [
+        ("Logs", "Drill down and debug your issues with real time logs."),
+        ("Custom Domains", "Once deployed, your projects can be assigned to a domain."),
+        ("Sleep Mode", "Dev environments sleep when they are not in use!"),
+    ]
+
+
+def test_links_on_any_element_are_followed():
+    html = """<html><head><link rel="next" href="/news/page/2/"></head><body>
+      <div class="card" data-href="/services/audits/">Audits</div>
+      <button onclick="window.location.href='/pricing/'">See prices</button>
+      <map><area href="/contact/" alt="Contact"></map>
+      <button onclick="track('x')">Nothing</button>
+      <a href="/about/">About</a></body></html>"""
+    found = {link.url: link.text for link in extract_html(html, "https://acme.example/").links}
+    assert found == {
+        "https://acme.example/about/": "About",
+        "https://acme.example/contact/": "",
+        "https://acme.example/services/audits/": "Audits",
+        "https://acme.example/pricing/": "See prices",
+        "https://acme.example/news/page/2/": "",
+    }
+
+
+def test_an_industry_from_a_trade_noun_or_a_title_segment_in_any_language():
+    from ci_service.pipeline.profile_industry import industry_candidates
+
+    def industry(title, description="", language="en", links=()):
+        home = site_page("/", "<html><body><main><p>Welcome.</p></main></body></html>", title=title)
+        home.description, home.language = description, language
+        home.links = list(links)
+        found = industry_candidates(home, 1, 0, ["acme"])
+        return found[0].value if found else None
+
+    assert industry("Marketing Agency in Fresno, CA | Acme") == "Marketing agency"
+    assert industry("Mortgage Broker NZ | Best Rates | Acme") == "Mortgage broker"
+    assert industry("Building the future | Acme") is None
+    assert industry("Acme | Software, robotica e AI su misura", language="it") == (
+        "Software, robotica e AI su misura"
+    )
+    assert industry("Acme", "Acme - spesialister på SharePoint og Office 365", "no") == (
+        "Spesialister på SharePoint og Office 365"
+    )
+    # A page of the site ("Über uns" in the menu), a year or a sentence names no trade.
+    links = [("https://acme.example/ueber-uns/", "Über uns")]
+    assert industry("Über uns | Acme", language="de", links=links) is None
+    assert industry("Acme | Seit 1997 für Sie da", language="de") is None
+    assert industry("Acme | Wir bauen Ihre Zukunft.", language="de") is None
