@@ -164,3 +164,51 @@ def test_an_industry_from_a_trade_noun_or_a_title_segment_in_any_language():
     assert industry("Über uns | Acme", language="de", links=links) is None
     assert industry("Acme | Seit 1997 für Sie da", language="de") is None
     assert industry("Acme | Wir bauen Ihre Zukunft.", language="de") is None
+
+
+def test_a_grid_linking_to_sibling_pages_gives_offerings_in_any_language():
+    from ci_service.pipeline.products import extract_products
+    from ci_service.pipeline.site import SiteSnapshot
+    from tests.test_pipeline_products import BASE
+
+    def home(folders):
+        cards = "".join(
+            f'<div class="card"><a href="/{folder}/{slug}/"><h3>{name}</h3></a><p>{text}</p></div>'
+            for folder, (slug, name, text) in zip(
+                folders,
+                (
+                    (
+                        "implantaten",
+                        "Implantaten",
+                        "Een vaste oplossing voor een ontbrekende tand.",
+                    ),
+                    ("kronen", "Kronen en bruggen", "Herstel van een beschadigde tand of kies."),
+                    ("bleken", "Tanden bleken", "Een stralende lach met een veilige behandeling."),
+                ),
+                strict=True,
+            )
+        )
+        html = (
+            "<html><body><main><h1>Welkom</h1><h2>Waarmee helpen wij u?</h2>"
+            f"{cards}</main></body></html>"
+        )
+        return site_page("/", html, kind="home", depth=0)
+
+    def own(path, name):
+        html = (
+            f"<html><body><main><h1>{name}</h1><p>{name} bij ons in de praktijk.</p>"
+            "</main></body></html>"
+        )
+        return site_page(path, html, kind="other")
+
+    def names(folders):
+        pages = [home(folders)] + [
+            own(f"/{f}/{slug}/", slug.title())
+            for f, slug in zip(folders, ("implantaten", "kronen", "bleken"), strict=True)
+        ]
+        return [d.name for d in extract_products(SiteSnapshot(BASE + "/", pages))]
+
+    # Three pages side by side in one folder: the grid's records are the offerings.
+    assert names(["behandelingen"] * 3)[:3] == ["Implantaten", "Kronen en bruggen", "Tanden bleken"]
+    # Pages of no kind scattered over folders say nothing of what the records are.
+    assert not {"Implantaten", "Kronen en bruggen"} & set(names(["a", "b", "c"]))

@@ -20,7 +20,6 @@ import io
 import re
 import threading
 import zipfile
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urldefrag, urljoin
@@ -29,12 +28,12 @@ from ci_service.intel.boilerplate import drop_page_boilerplate, section_text, st
 from ci_service.intel.errors import ExtractionError
 from ci_service.intel.feeds import FeedEntry, decode_entities, parse_feed
 from ci_service.intel.jsonld import parse_json_ld
+from ci_service.intel.page_links import Link, page_links
 
 MAX_HTML_CHARS = 5_000_000
 MAX_KEPT_HTML = 2_000_000
 MAX_PDF_PAGES = 500
 MAX_DOCX_UNCOMPRESSED = 100 * 1024 * 1024
-FEED_TYPES = frozenset({"application/rss+xml", "application/atom+xml", "application/feed+json"})
 # trafilatura's main content is used unless it leaves out more than this share of the lines
 # the page shows outside its chrome.
 MISSING_LINES_SHARE = 0.25
@@ -43,7 +42,6 @@ _PRICE = re.compile(
     re.IGNORECASE,
 )
 _NOT_XML = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-_SKIP_SCHEMES = ("javascript:", "mailto:", "tel:", "data:", "sms:", "ftp:")
 _SPACE = re.compile(r"[ \t\r\f\v\u00a0]+")
 _HEADINGS = {f"h{n}": n for n in range(1, 7)}
 _BLOCKS = frozenset(
@@ -58,15 +56,6 @@ class Section:
     heading: str
     level: int
     text: str
-
-
-@dataclass
-class Link:
-    url: str
-    text: str
-    # In the page's menu (a nav, header or menu element): the site's own list of its main
-    # pages, whatever their labels say.
-    menu: bool = False
 
 
 @dataclass
@@ -136,68 +125,6 @@ def _meta(doc: Any, *names: str) -> str:
                 if value.strip():
                     return _one_line(value)
     return ""
-
-
-_MENU_MARKS = re.compile(r"(?:^|[\s_-])(?:nav|navbar|navigation|menu|menubar|header)(?:$|[\s_-])")
-
-
-def _in_menu(anchor: Any) -> bool:
-    for el in anchor.iterancestors():
-        if el.tag in ("nav", "header") or el.get("role") in ("navigation", "menubar"):
-            return True
-        if _MENU_MARKS.search(f"{el.get('class', '')} {el.get('id', '')}".lower()):
-            return True
-    return False
-
-
-# Where else a page links (cards and buttons scripted to navigate, image maps, pagination):
-# the target URL in an attribute, or in a script's "location = '...'" / "open('...')".
-_LINK_ATTRIBUTES = ("data-href", "data-url", "data-link", "data-target-url", "formaction")
-_SCRIPTED_URL = re.compile(
-    r"(?:location(?:\.href)?\s*=|location\.(?:assign|replace)\s*\(|open\s*\()\s*"
-    r"[\"']([^\"']+)[\"']"
-)
-
-
-def _link_targets(doc: Any) -> Iterator[tuple[Any, str]]:
-    """(element, raw URL) of every link on the page, ``<a>`` first."""
-    for tag in ("a", "area"):
-        for el in doc.iter(tag):
-            yield el, el.get("href") or ""
-    for el in doc.iter():
-        if not isinstance(el.tag, str):
-            continue
-        for name in _LINK_ATTRIBUTES:
-            if el.get(name):
-                yield el, el.get(name)
-        if script := el.get("onclick"):
-            if found := _SCRIPTED_URL.search(script):
-                yield el, found.group(1)
-    for el in doc.iter("link"):
-        if {"next", "prev"} & set((el.get("rel") or "").lower().split()):
-            yield el, el.get("href") or ""
-
-
-def _links(doc: Any, base: str) -> tuple[list[Link], list[str]]:
-    links: dict[str, Link] = {}
-    for element, raw in _link_targets(doc):
-        href = raw.strip()
-        if not href or href.startswith("#") or href.lower().startswith(_SKIP_SCHEMES):
-            continue
-        url = urldefrag(urljoin(base, href))[0]
-        if url.startswith(("http://", "https://")) and url not in links:
-            text = _one_line(element.text_content()) if element.tag != "link" else ""
-            links[url] = Link(url, text, _in_menu(element))
-    feeds: list[str] = []
-    for link in doc.iter("link"):
-        rel = (link.get("rel") or "").lower().split()
-        kind = (link.get("type") or "").split(";")[0].strip().lower()
-        href = (link.get("href") or "").strip()
-        if "alternate" in rel and kind in FEED_TYPES and href:
-            url = urldefrag(urljoin(base, href))[0]
-            if url not in feeds:
-                feeds.append(url)
-    return list(links.values()), feeds
 
 
 def _canonical(doc: Any, base: str) -> str:
@@ -310,7 +237,7 @@ def extract_html(html: str | bytes, url: str) -> Page:
     page.language = (doc.get("lang") or "").strip() or None
     base_href = next(iter(doc.xpath("//base/@href")), "")
     base = urljoin(url, base_href.strip()) if base_href else url
-    page.links, page.feeds = _links(doc, base)
+    page.links, page.feeds = page_links(doc, base)
     page.canonical = _canonical(doc, base)
     page.html = _decoded(html)
     page.json_ld = parse_json_ld(

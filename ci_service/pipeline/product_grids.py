@@ -7,7 +7,9 @@ page or on a page of kind ``product`` at the top of the site (a section index su
 ``/services/``), and either
 - the set's heading says what the company offers (services, products, solutions, what we
   offer, in several languages) and not that these are features, benefits or reasons, or
-- most records link to pages of their own on the site that are product pages.
+- most records link to pages of their own on the site: product pages, or (from the home
+  page) pages of no other kind side by side in one folder below the root (three or more:
+  "/treatments/<name>/").
 Each record is an offering named by its name, described by its line, on its own page when
 it links to one. A set under a heading about audiences, customers, partners, the team,
 steps, questions or prices is never one.
@@ -16,11 +18,13 @@ steps, questions or prices is never one.
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from ci_service.pipeline.page_kind_names import OTHER, PRODUCT
 from ci_service.pipeline.product_names import name_ok
 from ci_service.pipeline.product_sources import blocked
 from ci_service.pipeline.records import record_sets
@@ -76,6 +80,7 @@ def offering_grids(
         if len(rows) < MIN_OFFERINGS or len(rows) < 0.8 * len(found.records):
             continue
         own = [product_page(r.link) if r.link else None for r, _d in rows]
+        own = _sibling_pages(own, page)
         linked = {p.url for p in own if p is not None and p.url != page.url}
         if not OFFERING_HEADING.search(found.heading) and len(linked) < 0.6 * len(rows):
             continue
@@ -83,6 +88,28 @@ def offering_grids(
             url = target.url if target is not None else page.url
             out.append(Offering(record.name, description, url))
     return out
+
+
+def _folder(url: str) -> str:
+    return urlsplit(url).path.rstrip("/").rsplit("/", 1)[0]
+
+
+def _sibling_pages(own: list[SitePage | None], page: SitePage) -> list[SitePage | None]:
+    """The linked pages that are offerings' own pages: product pages, and from the home
+    page, pages of no other kind that sit side by side in one folder below the root
+    ("/treatments/x/", "/treatments/y/", ...), in any language; the rest are None."""
+    if page.depth != 0:
+        return [p if p is not None and p.kind == PRODUCT else None for p in own]
+    folders = Counter(
+        _folder(p.url) for p in own if p is not None and p.kind == OTHER and p.url != page.url
+    )
+    shared = {f for f, n in folders.items() if f and n >= MIN_OFFERINGS}
+    return [
+        p
+        if p is not None and (p.kind == PRODUCT or (p.kind == OTHER and _folder(p.url) in shared))
+        else None
+        for p in own
+    ]
 
 
 def grid_offerings(finder: Any, excluded: Callable[[str], bool]) -> None:
@@ -94,7 +121,7 @@ def grid_offerings(finder: Any, excluded: Callable[[str], bool]) -> None:
         target = finder.page(url) if finder.internal(url) and not excluded(url) else None
         if target is None or blocked(target):
             return None
-        return target if target.kind == "product" else None
+        return target if target.kind in (PRODUCT, OTHER) else None
 
     for page in finder.pages:
         if blocked(page) or excluded(page.url):
