@@ -212,3 +212,36 @@ def test_a_grid_linking_to_sibling_pages_gives_offerings_in_any_language():
     assert names(["behandelingen"] * 3)[:3] == ["Implantaten", "Kronen en bruggen", "Tanden bleken"]
     # Pages of no kind scattered over folders say nothing of what the records are.
     assert not {"Implantaten", "Kronen en bruggen"} & set(names(["a", "b", "c"]))
+
+
+def test_plans_name_a_pricing_page_only_as_its_whole_name():
+    from ci_service.pipeline.pricing import pricing_pages
+    from ci_service.pipeline.profile import names_pricing
+    from ci_service.pipeline.site import SiteSnapshot
+    from tests.test_pipeline_products import BASE
+
+    assert names_pricing(BASE + "/plans/", "Acme")
+    assert names_pricing(BASE + "/x/", "Plans & Pricing | Acme")
+    assert not names_pricing(BASE + "/civil/", "Civil Engineering | Site Plans & Stamped Drawings")
+
+    kits = "".join(
+        f'<div class="kit"><h3>{n}-Panel Kit</h3><p>${p:,} complete kit</p></div>'
+        for n, p in ((8, 6560), (12, 9720), (18, 14580))
+    )
+    shop = site_page("/shop/", f"<html><body><main><h1>Shop</h1>{kits}</main></body></html>")
+    shop.kind = "pricing"
+    drawings = site_page(
+        "/permit-plan-set/",
+        "<html><body><main><h1>Permit plan sets</h1><p>Stamped drawings.</p></main></body></html>",
+        title="Permit Plan Sets | Acme",
+    )
+    home = site_page(
+        "/",
+        '<html><body><main><a href="/permit-plan-set/">Permit Plan Set</a></main></body></html>',
+        kind="home",
+        depth=0,
+    )
+    # A link to a thing called a plan does not name the site's pricing page: the shop's
+    # priced records are read.
+    pages = pricing_pages(SiteSnapshot(BASE + "/", [home, drawings, shop]))
+    assert [p.url for p in pages] == [BASE + "/shop/"]

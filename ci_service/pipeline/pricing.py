@@ -116,6 +116,13 @@ PRICING_WORDS = re.compile(
     r"precios|planes)\b",
     re.IGNORECASE,
 )
+# A link that names the site's pricing page: "Pricing", "Plans & prices", "Preise"; not a
+# thing called a plan ("Permit plan set", "Business plan").
+PRICING_LINK = re.compile(
+    r"\b(?:pricing|prices|price\s+list|plans|cene|cijene|cenovnik|cjenik|preise|tarife?|"
+    r"tarifs|prix|precios|planes)\b",
+    re.IGNORECASE,
+)
 NOT_PRICING_PATH = re.compile(
     r"/(?:blog|news|press|insights|articles?|posts?|tags?|categories|category)/|/(?:19|20)\d\d/",
     re.IGNORECASE,
@@ -153,13 +160,13 @@ def pricing_pages(snapshot: SiteSnapshot) -> list[SitePage]:
     states its prices there: pages that are only priced by their content (a calculator, an
     article about another vendor's price list, a catalogue) are then not read for plans.
     Without such a page, every page of kind pricing is read."""
-    from ci_service.pipeline.profile import PRICING_WHERE, is_pricing_page
+    from ci_service.pipeline.profile import is_pricing_page, names_pricing
 
     linked = {
         _path_key(url)
         for page in snapshot.pages
         for url, text in page.links
-        if text and len(text.split()) <= 4 and PRICING_WORDS.search(text)
+        if text and len(text.split()) <= 4 and PRICING_LINK.search(text)
     }
     chosen: dict[str, SitePage] = {}
     for page in snapshot.pages:
@@ -173,8 +180,7 @@ def pricing_pages(snapshot: SiteSnapshot) -> list[SitePage]:
             chosen[key] = page
 
     def named(page: SitePage) -> bool:
-        where = f"{urlsplit(page.url).path} {page.title}"
-        return _path_key(page.url) in linked or bool(PRICING_WHERE.search(where))
+        return _path_key(page.url) in linked or names_pricing(page.url, page.title)
 
     if any(named(p) for p in chosen.values()):
         chosen = {k: p for k, p in chosen.items() if named(p)}

@@ -417,10 +417,23 @@ def _links(
 
 
 PRICING_WHERE = re.compile(
-    r"pricing|price|plans|\b(?:cene|cijene|cenovnik|cjenik|preise|tarife?|tarifs|prix|precios|"
+    r"pricing|price|\b(?:cene|cijene|cenovnik|cjenik|preise|tarife?|tarifs|prix|precios|"
     r"planes)\b",
     re.I,
 )
+# "Plans" names a pricing page only as the page's whole name ("/plans/", "Plans | Acme", "Our
+# plans & add-ons"): "Site Plans & Stamped Drawings" are drawings.
+_PLANS_NAME = re.compile(r"(?:our\s+)?plans(?:\s*(?:&|and|\+)\s*[\w-]+)?", re.I)
+_TITLE_PARTS = re.compile(r"\s+[|–—:-]\s+")
+
+
+def names_pricing(url: str, title: str) -> bool:
+    """Whether a page's path or title names it a pricing page."""
+    path = urlsplit(url).path
+    if PRICING_WHERE.search(f"{path} {title}"):
+        return True
+    parts = [*(s for s in path.split("/") if s), *_TITLE_PARTS.split(title or "")]
+    return any(_PLANS_NAME.fullmatch(part.strip().replace("-", " ")) for part in parts)
 _NOT_PRICING_KINDS = {"post", "news-list", "legal", "utility", "archive", "careers"}
 
 
@@ -432,7 +445,7 @@ def is_pricing_page(page: SitePage) -> bool:
         return True
     if page.kind in _NOT_PRICING_KINDS:
         return False
-    return bool(PRICING_WHERE.search(f"{urlsplit(page.url).path} {page.title}"))
+    return names_pricing(page.url, page.title)
 
 
 def extract_profile(
