@@ -245,3 +245,74 @@ def test_plans_name_a_pricing_page_only_as_its_whole_name():
     # priced records are read.
     pages = pricing_pages(SiteSnapshot(BASE + "/", [home, drawings, shop]))
     assert [p.url for p in pages] == [BASE + "/shop/"]
+
+
+def test_feature_tiles_read_from_repeated_records_steps_and_figures_are_none():
+    from ci_service.pipeline.product_record_features import record_features
+
+    def tiles(heading, rows):
+        items = "".join(
+            f'<div class="fl-item"><div class="fl-info"><strong>{n}</strong><br>{d}</div></div>'
+            for n, d in rows
+        )
+        return f"<h3>{heading}</h3><div class='features-list'>{items}</div>"
+
+    html = (
+        "<html><body><main><h1>Acme</h1>"
+        + tiles(
+            "Reach your shoppers",
+            [
+                ("Simple Integration", "Easily integrate with the shop systems you use."),
+                ("Geolocation", "Serve content based on where the shopper is."),
+                ("Dynamic Call to Action", "Adapt the content to drive traffic effectively."),
+            ],
+        )
+        + tiles(
+            "Getting started",
+            [
+                ("1. Sign up", "Create an account and upload your data."),
+                ("2. Train", "Let the model train on your samples."),
+                ("3. Call the API", "Send your data and read the answer."),
+            ],
+        )
+        + tiles(
+            "In numbers",
+            [
+                ("2014", "The year we started this journey together."),
+                ("<24h", "Time it takes us to answer every request."),
+                ("5.0☆", "The rating our customers give us online."),
+            ],
+        )
+        + "</main></body></html>"
+    )
+    found = record_features(html, "https://acme.example/", set())
+    assert [(f.name, f.description) for f in found] == [
+        ("Simple Integration", "Easily integrate with the shop systems you use."),
+        ("Geolocation", "Serve content based on where the shopper is."),
+        ("Dynamic Call to Action", "Adapt the content to drive traffic effectively."),
+    ]
+    # A name another rule found already is left to it.
+    assert [f.name for f in record_features(html, "https://acme.example/", {"geolocation"})] == [
+        "Simple Integration",
+        "Dynamic Call to Action",
+    ]
+
+
+def test_a_heading_between_sibling_records_starts_another_set():
+    from ci_service.pipeline.records import record_sets
+
+    def cards(*names):
+        return "".join(f"<div><h5>{n}</h5><p>What {n} does for you.</p></div>" for n in names)
+
+    html = (
+        "<html><body><main><h2>Features</h2>"
+        + cards("Webhooks", "Triggers", "Audit logs")
+        + "<h2>Who uses it</h2>"
+        + cards("Education", "Retail", "Finance")
+        + "</main></body></html>"
+    )
+    sets = record_sets(html, "https://acme.example/")
+    assert [(s.heading, [r.name for r in s.records]) for s in sets] == [
+        ("Features", ["Webhooks", "Triggers", "Audit logs"]),
+        ("Who uses it", ["Education", "Retail", "Finance"]),
+    ]

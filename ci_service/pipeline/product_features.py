@@ -45,7 +45,7 @@ MAX_DESCRIPTION = 300
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9“\"(])")
 _SMALL = frozenset("a an and as at by for in of on or the to with via vs".split())
 _SHORT_WORDS = frozenset("all any get new out our own run see set top up use way".split())
-_JOB_TITLE = re.compile(
+JOB_TITLE = re.compile(
     r"\b(?:ceo|cto|cfo|coo|cmo|founder|co-founder|director|president|vp|vice president|"
     r"head of|manager|engineer|officer|chief|chairman|advisor)\b",
     re.IGNORECASE,
@@ -143,7 +143,7 @@ def _grid(run: list[Card]) -> list[FoundFeature]:
         return []  # mostly bylines, quotations or dates: a list of posts or quotes
     out = []
     for card, (text, quotes) in zip(run, blurbs, strict=True):
-        if text and not (len(text.split()) <= 6 and _JOB_TITLE.search(text)):
+        if text and not (len(text.split()) <= 6 and JOB_TITLE.search(text)):
             name = feature_case(strip_numbering(card.heading))
             quotes = [q for q in quotes if q] + [card.heading]
             out.append(FoundFeature(name, text, quotes, f"{card.group} {name}"))
@@ -162,7 +162,7 @@ def _pairs(card: Card) -> list[FoundFeature]:
             break
         if not 3 <= len(description.split()) <= 40 or junk(description):
             break
-        if _JOB_TITLE.search(description) and len(description.split()) <= 6:
+        if JOB_TITLE.search(description) and len(description.split()) <= 6:
             return []  # names and titles: people, not features
         pairs.append((name, description))
     if len(pairs) < MIN_GRID:

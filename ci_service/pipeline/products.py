@@ -90,6 +90,7 @@ from ci_service.pipeline.product_names import (
     site_name,
     used_as_product,
 )
+from ci_service.pipeline.product_record_features import record_features
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 # Product folders in English, Serbian/Croatian, German, French and Spanish.
@@ -410,6 +411,9 @@ class _Finder:
         found = found_features.html_features(cards) if cards else []
         if not found and not getattr(page, "html", ""):
             found = found_features.section_features(page.sections)
+        if getattr(page, "html", ""):
+            known = {f.name.casefold() for f in found}
+            found += record_features(page.html, page.url, known)
         for feature in found:
             named = [d for d in drafts if name_pattern(d.name).search(feature.scope)]
             item = taxonomy.feature_item(feature.name, feature.description[:2000])

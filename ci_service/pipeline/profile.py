@@ -434,6 +434,8 @@ def names_pricing(url: str, title: str) -> bool:
         return True
     parts = [*(s for s in path.split("/") if s), *_TITLE_PARTS.split(title or "")]
     return any(_PLANS_NAME.fullmatch(part.strip().replace("-", " ")) for part in parts)
+
+
 _NOT_PRICING_KINDS = {"post", "news-list", "legal", "utility", "archive", "careers"}
 
 

@@ -159,11 +159,18 @@ def record_sets(html: str, base: str = "") -> list[RecordSet]:
     for parent in root.iter():
         if not isinstance(parent.tag, str) or _in_chrome(parent, size):
             continue
-        groups: dict[tuple[str, tuple[str, ...]], list[Any]] = {}
+        # A heading between siblings starts another set: "Features" cards, then under
+        # "Who uses it" audience cards built the same way, are two sets.
+        groups: dict[tuple[int, str, tuple[str, ...]], list[Any]] = {}
+        part = 0
         for child in parent:
-            if isinstance(child.tag, str) and child.tag not in HEADINGS:
-                groups.setdefault(_signature(child), []).append(child)
-        for (tag, _classes), members in groups.items():
+            if not isinstance(child.tag, str):
+                continue
+            if child.tag in HEADINGS:
+                part += 1
+            else:
+                groups.setdefault((part, *_signature(child)), []).append(child)
+        for (_part, tag, _classes), members in groups.items():
             if len(members) < MIN_RECORDS or tag in ("br", "hr", "p", "img", "option"):
                 continue
             records = [r for r in (_record(m, base) for m in members) if r is not None]
