@@ -85,7 +85,7 @@ def test_a_card_with_an_old_price_and_an_offer_gives_the_offer():
 def test_a_counter_a_size_or_a_price_word_is_no_plan_name_a_bundle_is():
     from ci_service.pipeline.pricing import plan_name_ok
 
-    for name in ("11 / 15", "0", "+", "20 GB", "From", "Starting at", "Price"):
+    for name in ("11 / 15", "0", "+", "20 GB", "From", "Starting at", "Price", "per user / month"):
         assert not plan_name_ok(name), name
     for name in ("Pro", "Plan 2", "200 minutes", "Business+", "Monthly"):
         assert plan_name_ok(name), name
@@ -316,3 +316,38 @@ def test_a_heading_between_sibling_records_starts_another_set():
         ("Features", ["Webhooks", "Triggers", "Audit logs"]),
         ("Who uses it", ["Education", "Retail", "Finance"]),
     ]
+
+
+def test_plans_take_the_names_the_comparison_table_gives_them():
+    from ci_service.pipeline.pricing import page_plans
+
+    def plan(name, price, extra=""):
+        return (
+            f'<div class="col"><div class="n">{name}</div><div class="p">$ {price}</div>'
+            f'<div>per user / month</div>{extra}<div class="b">Buy</div></div>'
+        )
+
+    html = (
+        "<html><body><main><h1>Pricing</h1>"
+        '<div class="row"><p class="title">Boost your week</p>'
+        + plan("Personal", 0)
+        + plan("Professional", 4, "<div>$6 billed monthly</div>")
+        + '</div><div class="row"><p class="title">Automate your team</p>'
+        + plan("Business", 12)
+        + plan("Enterprise", 16)
+        + "</div><h2>Compare plan features</h2><table><tr><th></th><th>Personal</th>"
+        "<th>Professional</th><th>Business</th><th>Enterprise</th></tr>"
+        "<tr><td>Calendars</td><td>1</td><td>3</td><td>10</td><td>10</td></tr></table>"
+        "</main></body></html>"
+    )
+    plans = page_plans(site_page("/pricing/", html, kind="pricing"))
+    assert {(p.name, p.price) for p in plans if p.period in ("month", None)} >= {
+        ("Professional", 4.0),
+        ("Business", 12.0),
+        ("Enterprise", 16.0),
+    }
+    assert not {p.name for p in plans} & {
+        "Boost your week",
+        "Automate your team",
+        "per user / month",
+    }

@@ -347,10 +347,10 @@ def _looks_like_name(line: str) -> bool:
 # feature's figure read as the name. A bundle named by what it holds ("200 minutes") is a
 # plan's name on many sites.
 _NOT_A_PLAN_NAME = re.compile(r"\W*(?:\d[\d\s.,:/%×x+-]*(?:[kmgtp]i?b|bytes?)?)?\W*", re.I)
-# Words that lead or badge a price, not a plan's name.
+# Words that lead, badge or qualify a price ("per user / month"), not a plan's name.
 _PRICE_WORDS = re.compile(
     r"\W*(?:from|only|just|starting(?:\s+(?:at|from))?|prices?|pricing|plans?|costs?|total|"
-    r"new|(?:most\s+)?popular|recommended|best\s+value)\W*",
+    r"new|(?:most\s+)?popular|recommended|best\s+value|(?:per|billed|paid)\b.*|/.*)\W*",
     re.I,
 )
 

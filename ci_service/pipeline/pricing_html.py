@@ -47,11 +47,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from typing import Any
 
-from ci_service.intel.boilerplate import strip_chrome
-from ci_service.intel.feeds import decode_entities
 from ci_service.pipeline.evidence import Cite
 from ci_service.pipeline.plan_drafts import (
     MAX_FEATURES,
@@ -59,14 +56,12 @@ from ci_service.pipeline.plan_drafts import (
     on_request_plan,
     plans_from_price,
 )
+from ci_service.pipeline.pricing_lines import Line, norm, page_lines, tree
 from ci_service.pipeline.pricing_markup_words import (
     DESCRIPTION,
     DISCOUNT,
     GLYPH,
     NOT_A_NAME,
-    PLUMBING_CLASS,
-    QUOTED_CLASS,
-    QUOTED_TAGS,
     TITLE,
 )
 from ci_service.pipeline.pricing_money import (
@@ -86,13 +81,6 @@ from ci_service.pipeline.pricing_money import (
 )
 from ci_service.pipeline.site import SitePage
 
-BLOCKS = frozenset(
-    "p div li ul ol dl dt dd table thead tbody tfoot tr td th h1 h2 h3 h4 h5 h6 section "
-    "article main header blockquote pre form fieldset figure figcaption details summary "
-    "address center".split()
-)
-HEADINGS = frozenset("h1 h2 h3 h4 h5 h6".split())
-BOLD = frozenset("strong b".split())
 # Buttons and lines of a card without a price that say its price is asked for.
 ASK = re.compile(
     r"\W*(?:(?:book|schedule|request|get|arrange)\s+a\s+(?:demo|call|meeting|consultation)|"
@@ -100,105 +88,6 @@ ASK = re.compile(
     r"inquire(?:\s+now)?|speak\s+to\s+(?:us|sales|an?\s+expert))\W*",
     re.IGNORECASE,
 )
-# Besides chrome (intel.boilerplate.strip_chrome): code, forms' selects, frames, and struck-out
-# prices ("<del>$12</del> $9").
-DROP = ("script style svg select iframe del s strike").split()
-MAX_LINES = 5000
-
-
-@dataclass
-class Line:
-    text: str
-    el: Any  # the block element whose own text this is
-    heading: bool
-    classes: str  # class and id of the block and of the inline elements in the line
-    action: bool  # all its text is inside links or buttons
-    listed: bool  # a list item, or a line starting with a check mark or bullet
-    quoted: bool = False  # inside a testimonial or quotation
-    bold: bool = False  # all its text is bold (<strong>, <b>)
-
-
-def _quoted(el: Any, text: str) -> bool:
-    if is_quoted(text):
-        return True
-    for node in (el, *el.iterancestors()):
-        if node.tag in QUOTED_TAGS or QUOTED_CLASS.search(_attrs(node).replace("_", "-")):
-            return True
-    return False
-
-
-def _attrs(el: Any) -> str:
-    return f"{el.get('class') or ''} {el.get('id') or ''}".strip()
-
-
-def norm(text: str) -> str:
-    return " ".join(text.split()).casefold()
-
-
-def _tree(html: str, skipped: set[str] | None = None) -> Any:
-    import lxml.html
-
-    try:
-        parser = lxml.html.HTMLParser(encoding="utf-8")  # the markup is decoded text already
-        doc = lxml.html.document_fromstring(html.encode("utf-8", "replace"), parser=parser)
-    except Exception:  # empty or unparseable markup: no cards
-        return None
-    body = doc.find("body")
-    root = body if body is not None else doc
-    root = strip_chrome(root, DROP)
-    doomed = [
-        el
-        for el in root.iterdescendants()
-        if isinstance(el.tag, str) and PLUMBING_CLASS.search(_attrs(el).replace("_", "-"))
-    ]
-    for el in doomed:
-        if el.getparent() is not None and el.find(".//h1") is None:
-            if skipped is not None:
-                skipped.update(norm(line.text) for line in _lines(el))
-            el.drop_tree()
-    return root
-
-
-def _lines(root: Any) -> list[Line]:
-    out: list[Line] = []
-
-    def walk(el: Any, in_action: bool) -> None:
-        parts: list[tuple[str, bool, str, bool]] = []
-
-        def flush() -> None:
-            # Decoded like the page text (intel.extract), so lines and quotes agree.
-            text = decode_entities(" ".join(" ".join(t for t, _a, _c, _b in parts).split()))
-            if text and len(out) < MAX_LINES:
-                action = all(a for t, a, _c, _b in parts if t.strip())
-                classes = " ".join([_attrs(el)] + [c for _t, _a, c, _b in parts if c])
-                listed = el.tag in ("li", "dd") or bool(GLYPH.match(text))
-                heading = el.tag in HEADINGS or el.tag == "header"
-                bold = all(b for t, _a, _c, b in parts if t.strip())
-                line = Line(text, el, heading, classes, action, listed, _quoted(el, text), bold)
-                out.append(line)
-            parts.clear()
-
-        if el.text:
-            parts.append((el.text, in_action, "", False))
-        for child in el:
-            if isinstance(child.tag, str):
-                action = in_action or child.tag in ("a", "button")
-                if child.tag == "br":
-                    flush()
-                elif child.tag in BLOCKS or any(
-                    isinstance(d.tag, str) and d.tag in BLOCKS for d in child.iterdescendants()
-                ):
-                    flush()
-                    walk(child, action)
-                else:
-                    bold = child.tag in BOLD
-                    parts.append((child.text_content(), action, _attrs(child), bold))
-            if child.tail:
-                parts.append((child.tail, in_action, "", False))
-        flush()
-
-    walk(root, False)
-    return out
 
 
 def _name_like(text: str) -> bool:
@@ -229,7 +118,7 @@ def _label(line: Line) -> str:
 class _Page:
     def __init__(self, page: SitePage, root: Any) -> None:
         self.page = page
-        self.lines = _lines(root)
+        self.lines = page_lines(root)
         self.price: list[list[Price]] = []
         self.marker: list[bool] = []
         self.name: list[str] = []
@@ -336,10 +225,41 @@ def _name_at(page: _Page, held: list[int]) -> int | None:
     opens with a tagline heading, "Plan your week faster", then "Personal" and
     "$ 0", is the Personal plan), else its first name line."""
     first_price = next((i for i in held if page.priced(i)), None)
+    if (shown := _named_elsewhere(page, held, first_price)) is not None:
+        return shown
     before = [i for i in held if page.name[i] and (first_price is None or i < first_price)]
     if before:
         return before[-1]
     return next((i for i in held if page.name[i]), None)
+
+
+def _named_elsewhere(page: _Page, held: list[int], first_price: int | None) -> int | None:
+    """A line before the card's price that the page shows as a name outside the card (the
+    plan's column in a comparison table: "Personal" over a tagline "Boost your week"): the
+    plan's name, whatever its markup."""
+    for i in _shown_names(page, held):
+        if first_price is not None and i >= first_price:
+            break
+        page.name[i] = page.lines[i].text.strip(" :")
+        return i
+    return None
+
+
+def _shown_names(page: _Page, held: list[int]) -> list[int]:
+    """The card's lines that the page shows as names outside the card (a name line, or a
+    table's header cell)."""
+    inside = set(held)
+    outside = {
+        (page.name[i] or page.lines[i].text).casefold()
+        for i in range(len(page.lines))
+        if i not in inside and (page.name[i] or page.lines[i].el.tag == "th")
+    } - {page.name[i].casefold() for i in held if page.name[i]}
+    out = []
+    for i in held:
+        text = page.lines[i].text.strip(" :")
+        if text.casefold() in outside and _name_like(text) and not page.priced(i):
+            out.append(i)
+    return out
 
 
 def _card(
@@ -407,8 +327,10 @@ def _card_plans(
 
 
 def _container(page: _Page, held: list[int]) -> bool:
-    """A block holding several plans' prices (four amounts or markers), not one plan's card:
-    its group is no card group."""
+    """A block holding several plans' prices (four amounts or markers, or two plans the
+    page's comparison table names), not one plan's card: its group is no card group."""
+    if len({page.lines[i].text.casefold() for i in _shown_names(page, held)}) >= 2:
+        return True
     amounts = {(p.currency, p.amount) for i in held for p in page.price[i]}
     if len(amounts) + sum(page.marker[i] for i in held) < 4:
         return False
@@ -430,7 +352,7 @@ def _heading_before(page: _Page, first: int) -> str:
 def card_plans(page: SitePage, skipped: set[str] | None = None) -> list[PlanDraft]:
     """The plans of the page's card groups (see the module rules). ``skipped`` receives the
     (normalized) lines no rule may read a plan from: shop plumbing and quotations."""
-    root = _tree(page.html, skipped)
+    root = tree(page.html, skipped)
     if root is None:
         return []
     parsed = _Page(page, root)
