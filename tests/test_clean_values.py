@@ -31,7 +31,7 @@ def site_page(path, text="", title="", *, html_text="", description="", json_ld=
 
 
 def profile_of(*pages, company="Acme"):
-    from ci_service.pipeline.profile import extract_profile
+    from ci_service.pipeline.profile.extract import extract_profile
 
     evidence = EvidenceMap()
     for number, made in enumerate(pages, 1):
@@ -155,7 +155,7 @@ def test_a_counted_crowd_using_the_product_is_no_customer_story():
     ],
 )
 def test_what_counts_as_a_count(text, counted):
-    from ci_service.pipeline.profile_rules import is_count
+    from ci_service.pipeline.profile.rules import is_count
 
     assert is_count(text) is counted
 
@@ -213,7 +213,7 @@ def test_page_title_description_text_links_and_json_ld_are_decoded():
 
 
 def test_news_list_entries_are_decoded():
-    from ci_service.pipeline.news import list_entries
+    from ci_service.pipeline.news.extract import list_entries
 
     markup = """<html><body><main><h1>Blog</h1>
     <article><h2><a href="/blog/qa/">Q&amp;amp;A with our CTO</a></h2>
@@ -251,7 +251,7 @@ CARDS = """<html><body><main><h1>Pricing</h1>
 
 
 def test_cards_marked_coming_soon_beta_or_waitlist_are_flagged_from_their_own_lines():
-    from ci_service.pipeline.pricing import page_plans
+    from ci_service.pipeline.pricing.plans import page_plans
 
     plans = page_plans(html_page("/pricing/", CARDS))
     assert [(p.name, p.coming_soon) for p in plans] == [
@@ -265,7 +265,7 @@ def test_cards_marked_coming_soon_beta_or_waitlist_are_flagged_from_their_own_li
 
 
 def test_table_rows_and_text_cards_say_so_for_their_own_plan_only():
-    from ci_service.pipeline.pricing import page_plans
+    from ci_service.pipeline.pricing.plans import page_plans
 
     table = (
         "Pricing\nPlan | Price | Status\nBasic | $10 / month | Available\n"
@@ -288,7 +288,7 @@ def test_table_rows_and_text_cards_say_so_for_their_own_plan_only():
 
 
 def test_json_ld_pre_order_offers_are_not_sold_yet():
-    from ci_service.pipeline.pricing import page_plans
+    from ci_service.pipeline.pricing.plans import page_plans
 
     offers = {"@type": "Product", "name": "Acme", "offers": [
         {"@type": "Offer", "name": "Solo", "price": "9", "priceCurrency": "USD"},
@@ -304,7 +304,7 @@ def test_json_ld_pre_order_offers_are_not_sold_yet():
 
 def test_coming_soon_is_stored_only_on_the_plans_it_marks(make_workspace):
     from ci_service.pipeline.evidence import Cite
-    from ci_service.pipeline.pricing import PlanDraft
+    from ci_service.pipeline.pricing.plans import PlanDraft
     from ci_service.services.collection.pricing_store import save_pricing
     from ci_service.store.resources import Offering
     from tests.intel_helpers import competitor

@@ -12,7 +12,7 @@ from ci_service.pipeline.evidence import (
     sentence_at,
     sentences,
 )
-from ci_service.pipeline.integrations import extract_supported
+from ci_service.pipeline.products.integrations import extract_supported
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 TEXT = (

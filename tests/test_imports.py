@@ -140,7 +140,7 @@ import sys
 from ci_service.jobs.background import start_background
 from ci_service.services.graph.projection import DealProjector
 from ci_service.web.app import create_app
-readers = ("ci_service.pipeline.page_kinds", "ci_service.pipeline.pricing_money")
+readers = ("ci_service.pipeline.page_kinds", "ci_service.pipeline.pricing.money")
 print(" ".join(name for name in readers if name in sys.modules) or "none")
 """
 

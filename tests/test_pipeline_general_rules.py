@@ -10,7 +10,7 @@ from tests.test_pipeline_records import site_page
 
 
 def test_a_set_of_quotations_is_no_team_and_first_names_need_a_team_page():
-    from ci_service.pipeline.people_records import people_in_records
+    from ci_service.pipeline.people.records import people_in_records
 
     quotes = "".join(
         f'<div class="c"><p>“{text}”</p><h4>{name}</h4><p>Product Manager</p></div>'
@@ -59,7 +59,7 @@ def test_a_path_of_only_the_pages_language_code_is_a_home_page():
 
 
 def test_a_card_with_an_old_price_and_an_offer_gives_the_offer():
-    from ci_service.pipeline.pricing import page_plans
+    from ci_service.pipeline.pricing.plans import page_plans
 
     def card(name, old, new, old_usd, new_usd):
         return (
@@ -83,7 +83,7 @@ def test_a_card_with_an_old_price_and_an_offer_gives_the_offer():
 
 
 def test_a_counter_a_size_or_a_price_word_is_no_plan_name_a_bundle_is():
-    from ci_service.pipeline.pricing import plan_name_ok
+    from ci_service.pipeline.pricing.plans import plan_name_ok
 
     for name in ("11 / 15", "0", "+", "20 GB", "From", "Starting at", "Price", "per user / month"):
         assert not plan_name_ok(name), name
@@ -92,7 +92,7 @@ def test_a_counter_a_size_or_a_price_word_is_no_plan_name_a_bundle_is():
 
 
 def test_a_rate_per_day_keeps_its_day_as_the_unit():
-    from ci_service.pipeline.pricing_money import prices
+    from ci_service.pipeline.pricing.money import prices
 
     assert [(p.amount, p.currency, p.period, p.unit) for p in prices("€6.73 p/d")] == [
         (6.73, "EUR", None, "per day")
@@ -103,8 +103,8 @@ def test_a_rate_per_day_keeps_its_day_as_the_unit():
 
 
 def test_feature_headings_with_their_text_set_as_headings_make_a_grid():
-    from ci_service.pipeline.product_features import html_features
-    from ci_service.pipeline.product_layout import blocks, cards
+    from ci_service.pipeline.products.features import html_features
+    from ci_service.pipeline.products.layout import blocks, cards
 
     pairs = "".join(
         f"<div><h6>{name}</h6><h6>{text}</h6></div>"
@@ -141,7 +141,7 @@ def test_links_on_any_element_are_followed():
 
 
 def test_an_industry_from_a_trade_noun_or_a_title_segment_in_any_language():
-    from ci_service.pipeline.profile_industry import industry_candidates
+    from ci_service.pipeline.profile.industry import industry_candidates
 
     def industry(title, description="", language="en", links=()):
         home = site_page("/", "<html><body><main><p>Welcome.</p></main></body></html>", title=title)
@@ -167,7 +167,7 @@ def test_an_industry_from_a_trade_noun_or_a_title_segment_in_any_language():
 
 
 def test_a_grid_linking_to_sibling_pages_gives_offerings_in_any_language():
-    from ci_service.pipeline.products import extract_products
+    from ci_service.pipeline.products.extract import extract_products
     from ci_service.pipeline.site import SiteSnapshot
     from tests.test_pipeline_products import BASE
 
@@ -215,8 +215,8 @@ def test_a_grid_linking_to_sibling_pages_gives_offerings_in_any_language():
 
 
 def test_plans_name_a_pricing_page_only_as_its_whole_name():
-    from ci_service.pipeline.pricing import pricing_pages
-    from ci_service.pipeline.profile import names_pricing
+    from ci_service.pipeline.pricing.plans import pricing_pages
+    from ci_service.pipeline.profile.extract import names_pricing
     from ci_service.pipeline.site import SiteSnapshot
     from tests.test_pipeline_products import BASE
 
@@ -248,7 +248,7 @@ def test_plans_name_a_pricing_page_only_as_its_whole_name():
 
 
 def test_feature_tiles_read_from_repeated_records_steps_and_figures_are_none():
-    from ci_service.pipeline.product_record_features import record_features
+    from ci_service.pipeline.products.record_features import record_features
 
     def tiles(heading, rows):
         items = "".join(
@@ -319,7 +319,7 @@ def test_a_heading_between_sibling_records_starts_another_set():
 
 
 def test_plans_take_the_names_the_comparison_table_gives_them():
-    from ci_service.pipeline.pricing import page_plans
+    from ci_service.pipeline.pricing.plans import page_plans
 
     def plan(name, price, extra=""):
         return (

@@ -7,13 +7,13 @@ from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from ci_service.pipeline.news import (
+from ci_service.pipeline.news.dates import parse_date
+from ci_service.pipeline.news.extract import (
     article_entry,
     is_article_url,
     list_entries,
     news_entries,
 )
-from ci_service.pipeline.news_dates import parse_date
 from ci_service.pipeline.site import NewsEntry, SitePage, SiteSnapshot
 from ci_service.services.collection.ingest import Target, ingest_snapshot, link_news
 from ci_service.store.db import connection
@@ -199,7 +199,7 @@ def test_feed_entry_wins_and_gains_the_date_of_the_list_entry():
 
 
 def test_profile_keeps_its_news_imports():
-    from ci_service.pipeline import profile
+    from ci_service.pipeline.profile import extract as profile
 
     feed = profile.news_feed(SiteSnapshot(BASE + "/", pages=[page("/press/", PRESS, "Press")]), [])
     assert [item["date"] for item in feed] == ["2024-03-05", "2023-11-20"]
@@ -349,7 +349,7 @@ def test_comments_job_posts_and_copies_of_pages_from_feeds_are_not_news():
     ],
 )
 def test_dates_in_numbers_alone_are_read_as_their_writer_meant(text, lang, expected):
-    from ci_service.pipeline.news_dates import find_date
+    from ci_service.pipeline.news.dates import find_date
 
     def day(when):
         return None if when is None else (when.year, when.month, when.day)

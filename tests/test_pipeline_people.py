@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 from ci_service.intel.errors import NetworkError
-from ci_service.pipeline.people import (
+from ci_service.pipeline.people.extract import (
     extract_people,
     fetch_humans_txt,
     parse_humans_txt,

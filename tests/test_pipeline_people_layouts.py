@@ -5,8 +5,8 @@ utility pages. All pages and people here are made up."""
 
 import pytest
 
-from ci_service.pipeline.people import extract_people, snapshot_people
-from ci_service.pipeline.people_text import card_title, clean_name, is_formal, split_person
+from ci_service.pipeline.people.extract import extract_people, snapshot_people
+from ci_service.pipeline.people.text import card_title, clean_name, is_formal, split_person
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 BASE = "https://example.test"

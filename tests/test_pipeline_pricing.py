@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from ci_service.pipeline.evidence import Cite, EvidenceMap
-from ci_service.pipeline.pricing import PlanDraft, extract_pricing, page_plans, pricing_pages
+from ci_service.pipeline.pricing.plans import PlanDraft, extract_pricing, page_plans, pricing_pages
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 from ci_service.services.collection.pricing_store import save_pricing
 from ci_service.services.workspace.offerings import create_offering

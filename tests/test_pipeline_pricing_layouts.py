@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from ci_service.pipeline.evidence import EvidenceMap
-from ci_service.pipeline.pricing import extract_pricing, number, page_plans, pricing_pages
+from ci_service.pipeline.pricing.plans import extract_pricing, number, page_plans, pricing_pages
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 from ci_service.services.collection.pricing_store import save_pricing
 from ci_service.store.db import connection
@@ -455,7 +455,7 @@ def test_a_sub_cent_price_is_shown_as_stated():
     ],
 )
 def test_periods_in_any_language_come_from_cldr(line, expected):
-    from ci_service.pipeline.pricing_money import prices
+    from ci_service.pipeline.pricing.money import prices
 
     (found,) = prices(line)
     assert (found.amount, found.currency, found.period) == expected

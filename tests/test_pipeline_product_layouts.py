@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import pytest
 
-from ci_service.pipeline import product_features, product_layout, product_sources
-from ci_service.pipeline.integrations import extract_supported
-from ci_service.pipeline.products import extract_products
+from ci_service.pipeline.products import features as product_features
+from ci_service.pipeline.products import layout as product_layout
+from ci_service.pipeline.products import sources as product_sources
+from ci_service.pipeline.products.extract import extract_products
+from ci_service.pipeline.products.integrations import extract_supported
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 BASE = "https://zentro.example"

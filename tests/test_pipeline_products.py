@@ -7,7 +7,7 @@ from __future__ import annotations
 import io
 
 from ci_service.pipeline.evidence import Cite, EvidenceMap
-from ci_service.pipeline.products import extract_products
+from ci_service.pipeline.products.extract import extract_products
 from ci_service.pipeline.site import SitePage, SiteSnapshot, extract_document
 from ci_service.services.collection.offering_jobs import (
     features_from_text,

@@ -1,4 +1,4 @@
-"""The company profile rules (``pipeline.profile``) on small pages imitating the way real
+"""The company profile rules (``pipeline.profile.extract``) on small pages imitating the way real
 sites state founding year, headquarters, team size, funding and customers; every value
 keeps the evidence and the sentence it was read from."""
 
@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from ci_service.pipeline.evidence import EvidenceMap
-from ci_service.pipeline.profile import extract_profile
+from ci_service.pipeline.profile.extract import extract_profile
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 from ci_service.services.common.fields import CompanyProfileSchema
 

@@ -1,4 +1,4 @@
-"""Company profile rules for the ways real sites lay their facts out (``pipeline.profile``
+"""Company profile rules for the ways real sites lay their facts out (``pipeline.profile.extract``
 with ``profile_places``, ``profile_subject``, ``profile_layouts``, ``profile_industry``):
 address blocks and HQ labels on contact pages, "located in" sentences, a dated post as the
 last resort, founding years that are someone else's, investors listed as cards, customer
@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 
 from ci_service.pipeline.evidence import EvidenceMap
-from ci_service.pipeline.profile import extract_profile
+from ci_service.pipeline.profile.extract import extract_profile
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 BASE = "https://acme.example"

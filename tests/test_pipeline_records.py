@@ -62,7 +62,7 @@ def site_page(path, html, kind="", depth=1, title="Acme"):
 
 
 def test_a_titled_team_grid_of_first_names_gives_people_and_former_staff_none():
-    from ci_service.pipeline.people import extract_people
+    from ci_service.pipeline.people.extract import extract_people
 
     html = """<html><body><main><h1>About us</h1><h2>Team</h2><div class="team">
       <div class="m"><h4>Maja</h4><p>CEO &amp; Co-Founder</p></div>
@@ -82,7 +82,7 @@ def test_a_titled_team_grid_of_first_names_gives_people_and_former_staff_none():
 
 
 def test_a_services_grid_gives_offerings_a_benefits_grid_none():
-    from ci_service.pipeline.products import extract_products
+    from ci_service.pipeline.products.extract import extract_products
     from ci_service.pipeline.site import SiteSnapshot
 
     def cards(*rows):
@@ -116,7 +116,7 @@ def test_a_services_grid_gives_offerings_a_benefits_grid_none():
 
 
 def test_customers_from_a_logo_wall_and_a_clients_grid_not_from_partners():
-    from ci_service.pipeline.profile_customers import customers_in_records, partners_in_records
+    from ci_service.pipeline.profile.customers import customers_in_records, partners_in_records
 
     def logos(*alts):
         return "".join(f'<li><img src="x.png" alt="{alt}"></li>' for alt in alts)
@@ -142,7 +142,7 @@ def test_customers_from_a_logo_wall_and_a_clients_grid_not_from_partners():
 
 
 def test_integrations_read_from_a_directory_grid():
-    from ci_service.pipeline.integrations import extract_supported
+    from ci_service.pipeline.products.integrations import extract_supported
     from ci_service.pipeline.site import SiteSnapshot
 
     rows = "".join(
@@ -160,7 +160,7 @@ def test_integrations_read_from_a_directory_grid():
 
 
 def test_a_staff_directory_in_any_language_gives_people_with_their_titles():
-    from ci_service.pipeline.people import extract_people
+    from ci_service.pipeline.people.extract import extract_people
 
     def person(name, title, phone):
         return (
@@ -185,7 +185,7 @@ def test_a_staff_directory_in_any_language_gives_people_with_their_titles():
 
 
 def test_a_product_page_that_states_one_price_gives_that_products_plan():
-    from ci_service.pipeline.pricing import extract_pricing
+    from ci_service.pipeline.pricing.plans import extract_pricing
     from ci_service.pipeline.site import SiteSnapshot
 
     def product(name, closing):
@@ -213,7 +213,7 @@ def test_a_product_page_that_states_one_price_gives_that_products_plan():
 
 
 def test_names_a_stylesheet_capitalizes_take_the_capitals_the_page_shows():
-    from ci_service.pipeline.people import extract_people
+    from ci_service.pipeline.people.extract import extract_people
 
     cards = "".join(
         f'<div class="member"><h4>{name}</h4><p>{title}</p></div>'

@@ -34,7 +34,7 @@ POINTS = {
     "tree": ("ci_service.services.collection.ingest", "link_graph", "before", 1),
     "people": ("ci_service.services.collection.ingest", "link_news", "before", 1),
     "products": ("ci_service.services.collection.pricing_store", "save_pricing", "before", 1),
-    "pricing": ("ci_service.pipeline.integrations", "extract_supported", "before", 1),
+    "pricing": ("ci_service.pipeline.products.integrations", "extract_supported", "before", 1),
     "matrix": ("ci_service.services.battlecards.cards", "refresh_for_competitor", "before", 1),
     "battlecard": ("ci_service.services.battlecards.cards", "refresh_for_competitor", "after", 1),
 }

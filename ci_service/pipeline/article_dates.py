@@ -3,10 +3,11 @@
 beside the h1, else ``/YYYY/MM/DD/`` in the URL), with the JSON-LD and ``<time>`` readers it
 uses.
 
-Separate from ``pipeline.news`` so ``pipeline.page_kinds`` (which dates a page to tell a post
-from a static page) need not import ``news``, which imports ``page_kinds`` to keep only news
-pages' entries: every import runs one way (no cycle). Pages are typed ``Any`` here for the
-same reason (``SitePage`` lives in ``pipeline.site``, which imports ``page_kinds``).
+Separate from ``pipeline.news.extract`` so ``pipeline.page_kinds`` (which dates a page to
+tell a post from a static page) need not import ``news``, which imports ``page_kinds`` to
+keep only news pages' entries: every import runs one way (no cycle). Pages are typed
+``Any`` here for the same reason (``SitePage`` lives in ``pipeline.site``, which imports
+``page_kinds``).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from datetime import datetime
 from typing import Any
 
 from ci_service.pipeline.html_text import element_text
-from ci_service.pipeline.news_dates import find_date, parse_date, url_date
+from ci_service.pipeline.news.dates import find_date, parse_date, url_date
 
 ARTICLE_TYPES = frozenset(
     "NewsArticle BlogPosting Article Report PressRelease TechArticle LiveBlogPosting".split()

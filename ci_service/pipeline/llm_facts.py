@@ -229,7 +229,8 @@ def merge_profile(found: dict[str, Any], learned: Learned) -> dict[str, Any]:
 
 def merge_products(drafts: list[Any], learned: Learned) -> list[Any]:
     """The rules' product drafts plus the model's products and features by new names."""
-    from ci_service.pipeline import products, taxonomy
+    from ci_service.pipeline import taxonomy
+    from ci_service.pipeline.products import extract as products
 
     by_name = {taxonomy.normalize(d.name): d for d in drafts}
     for entry in learned.products:
@@ -260,7 +261,7 @@ def merge_products(drafts: list[Any], learned: Learned) -> list[Any]:
 
 def merge_plans(plans: list[Any], learned: Learned) -> list[Any]:
     """The rules' plans plus the model's plans under names the rules did not have."""
-    from ci_service.pipeline import pricing
+    from ci_service.pipeline.pricing import plans as pricing
 
     names = {(p.name.casefold(), p.period) for p in plans}
     for entry in learned.plans:

@@ -238,7 +238,7 @@ def _people_pairs(text: str) -> int:
 def _dated_entries(doc: Any, times: int) -> int:
     """How many distinct dated entries the page lists (its ``times`` time elements, or
     its distinct written dates)."""
-    from ci_service.pipeline.news_dates import _DATE
+    from ci_service.pipeline.news.dates import _DATE
 
     if doc is None:
         return 0
@@ -367,7 +367,7 @@ def _visible_date(page: Any, doc: Any, news_section: bool) -> Any:
     """The date an article shows its reader: in its URL, a ``<time>`` in its body, or
     written near its heading ("Posted on 3 March 2024 by ..."). A date only in the page's
     metadata counts under a news section: site templates stamp every page with one."""
-    from ci_service.pipeline.news_dates import _URL_DATE, find_date
+    from ci_service.pipeline.news.dates import _URL_DATE, find_date
 
     if _URL_DATE.search(urlsplit(page.url).path):
         return article_date(page, doc)
@@ -407,7 +407,7 @@ def _post_template(doc: Any) -> bool:
 
 def _dated_links(doc: Any) -> int:
     """Paragraphs and list items that hold a link and a written date."""
-    from ci_service.pipeline.news_dates import _DATE
+    from ci_service.pipeline.news.dates import _DATE
 
     if doc is None:
         return 0

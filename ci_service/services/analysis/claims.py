@@ -81,7 +81,7 @@ def is_slogan(name: str) -> bool:
     return bool(found) and all(w in SLOGAN_WORDS for w in found)
 
 
-# How pipeline.integrations describes what it files as features: "Integration", or the
+# How pipeline.products.integrations describes what it files as features: "Integration", or the
 # heading of a supported-platform list ("Linux mP reference devices", "Supported hardware").
 SUPPORTED_KIND = re.compile(
     r"\b(?:integrations?|connectors?|supported|hardware|devices?|boards?|platforms?|"

@@ -132,7 +132,7 @@ STOP = frozenset(
 )
 
 # "Coming soon", "beta", "on the roadmap": neither has nor lacks. Searched in whole
-# sentences, unlike the status lines of a plan card (``pipeline.pricing_money``), so a word
+# sentences, unlike the status lines of a plan card (``pipeline.pricing.money``), so a word
 # that is a status only on its own ("Planned") is left out: "planned maintenance windows".
 SOON = re.compile(
     r"\b(?:coming soon|soon available|available soon|in beta|beta|public beta|private beta|"

@@ -167,7 +167,7 @@ def profile_fetch(ctx: JobContext) -> None:
 
 def _profile(ctx: JobContext, snapshot: Any) -> dict[str, Any]:
     from ci_service.pipeline.evidence import EvidenceMap
-    from ci_service.pipeline.profile import extract_profile
+    from ci_service.pipeline.profile.extract import extract_profile
 
     # This job records no evidence: values are cited from the competitor's stored evidence
     # (an earlier collect); with none stored yet they are kept without sources.
@@ -212,7 +212,7 @@ def products_fetch(ctx: JobContext) -> None:
 
 
 def products_extract(ctx: JobContext) -> None:
-    from ci_service.pipeline.products import extract_products
+    from ci_service.pipeline.products.extract import extract_products
 
     snapshot = _site(ctx, _products_url(ctx), documents=False, feeds=False)
     stash(ctx, "site", snapshot)  # the save step records the product pages as evidence
@@ -222,7 +222,7 @@ def products_extract(ctx: JobContext) -> None:
 
 
 def products_save(ctx: JobContext) -> None:
-    from ci_service.pipeline.products import extract_products, product_page_urls
+    from ci_service.pipeline.products.extract import extract_products, product_page_urls
     from ci_service.pipeline.site import SiteSnapshot
     from ci_service.services.collection.ingest import record_snapshot
     from ci_service.services.collection.product_store import save_products

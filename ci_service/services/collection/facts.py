@@ -23,8 +23,12 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
-from ci_service.pipeline import integrations, llm_facts, pricing, products, profile
+from ci_service.pipeline import llm_facts
 from ci_service.pipeline.evidence import EvidenceMap
+from ci_service.pipeline.pricing import plans as pricing
+from ci_service.pipeline.products import extract as products
+from ci_service.pipeline.products import integrations as integrations
+from ci_service.pipeline.profile import extract as profile
 from ci_service.pipeline.site import SiteSnapshot
 from ci_service.services.collection import capability_store, pricing_store, product_store
 from ci_service.services.workspace.competitors import update_competitor

@@ -167,7 +167,7 @@ def page_chrome(target: Target, snapshot: SiteSnapshot) -> Callable[[Any], Any] 
 
 
 def record_news(target: Target, snapshot: SiteSnapshot, stats: IngestStats) -> None:
-    """One NEWS item per news entry (``pipeline.news.news_entries``: feed entries, list-page
+    """One NEWS item per news entry (``pipeline.news.extract.news_entries``: feed entries, list-page
     entries and article pages): its title, date, summary and, when the crawl fetched the
     article, the article's text.
 
@@ -175,7 +175,7 @@ def record_news(target: Target, snapshot: SiteSnapshot, stats: IngestStats) -> N
     a source is identified by its URL, so a second item of another type would make every
     run a change. ``ingest_snapshot`` puts the page entries into ``snapshot.news`` first, so
     ``record_snapshot`` leaves their pages to this function."""
-    from ci_service.pipeline.news import news_entries, url_key
+    from ci_service.pipeline.news.extract import news_entries, url_key
 
     news = news_entries(snapshot)[:MAX_NEWS_EVIDENCE]
     article_text: dict[str, str] = {}
@@ -289,7 +289,7 @@ def _owner_evidence(target: Target) -> EvidenceMap:
 def link_people(
     target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap, *, this_crawl: bool = True
 ) -> int:
-    """A PERSON node per person the snapshot names (``pipeline.people``), with properties
+    """A PERSON node per person the snapshot names (``pipeline.people.extract``), with properties
     {title, founder, evidenceIds, quotes}. A person read from a page whose quote does not
     resolve to stored evidence is dropped; one from JSON-LD or humans.txt is kept without
     evidence.
@@ -300,7 +300,7 @@ def link_people(
     fetched (``evidence`` is this crawl's, ``this_crawl``) and whose text no longer holds
     the name. A page that failed or was not reached this time removes nobody, nor does
     a person read from JSON-LD or humans.txt (no page to check)."""
-    from ci_service.pipeline.people import snapshot_people
+    from ci_service.pipeline.people.extract import snapshot_people
     from ci_service.services.alerts import changes as change_events
     from ci_service.services.intel import graph_links as intel_graph
     from ci_service.store.db import transaction
@@ -428,7 +428,7 @@ def link_news(target: Target, snapshot: SiteSnapshot, evidence: EvidenceMap | No
     dated, with properties {date, url} and, when ``evidence`` (the owner's stored evidence
     when omitted) holds the entry's item, its evidenceIds and the quoted title."""
     from ci_service.pipeline.evidence import Cite
-    from ci_service.pipeline.news import news_entries
+    from ci_service.pipeline.news.extract import news_entries
     from ci_service.services.intel import graph_links as intel_graph
     from ci_service.store.db import transaction
 
@@ -464,7 +464,7 @@ def ingest_snapshot(
 
     News found on the pages (list pages, dated articles) joins ``snapshot.news`` first, so
     those article pages are stored once, as NEWS items, like the articles of a feed."""
-    from ci_service.pipeline.news import news_entries
+    from ci_service.pipeline.news.extract import news_entries
 
     snapshot.news = news_entries(snapshot)
     stats = IngestStats(evidence=CrawlEvidence.of(snapshot))  # the whole site was read

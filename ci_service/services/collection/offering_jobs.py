@@ -158,7 +158,7 @@ def offering_evidence(workspace_id: str, offering: Any) -> list[Any]:
 def sheet_lines(text: str) -> list[tuple[str, str, str, str]]:
     """(kind, name, description, line) for each product-sheet line of ``text`` (see the
     module docstring); ``kind`` is "feature" or "capability", ``line`` is verbatim."""
-    from ci_service.pipeline.product_layout import split_line
+    from ci_service.pipeline.products.layout import split_line
 
     found: list[tuple[str, str, str, str]] = []
     heading: str | None = None
@@ -191,7 +191,7 @@ def _feature_lines(text: str) -> list[tuple[dict[str, str], str]]:
     """(feature, line): product-sheet feature lines, then short lines after a line that
     mentions features (bullets stripped)."""
     from ci_service.pipeline import taxonomy
-    from ci_service.pipeline.product_layout import split_line
+    from ci_service.pipeline.products.layout import split_line
 
     found: dict[str, tuple[dict[str, str], str]] = {}
     for kind, name, description, line in sheet_lines(text):

@@ -4,7 +4,7 @@
 
 1. refresh-profile, "Refreshing Company Profile": crawl our ``websiteUrl``; evidence
    (scope organization), the ORGANIZATION knowledge tree and graph nodes; the profile
-   fields found by ``pipeline.profile`` (yearFounded, headquarters, employeeCount, industry
+   fields found by ``pipeline.profile.extract`` (yearFounded, headquarters, employeeCount, industry
    as the site states it, revenue, funding, customers, pricingLinks, offeringLinks, each
    with its sources and quotes) merged into ``companyProfile``; fields the site does not
    state are left as they were.
@@ -48,7 +48,7 @@ def _target(ctx: JobContext, org: Any) -> Any:
 
 
 def refresh_profile(ctx: JobContext) -> None:
-    from ci_service.pipeline.profile import extract_profile
+    from ci_service.pipeline.profile.extract import extract_profile
     from ci_service.pipeline.site import read_site
     from ci_service.services.collection.competitor_jobs import _tick, stash
     from ci_service.services.collection.ingest import ingest_snapshot
@@ -70,7 +70,7 @@ def refresh_profile(ctx: JobContext) -> None:
 
 
 def refresh_news(ctx: JobContext) -> None:
-    from ci_service.pipeline.profile import news_feed
+    from ci_service.pipeline.profile.extract import news_feed
     from ci_service.pipeline.site import read_site
     from ci_service.services.collection.competitor_jobs import take
     from ci_service.services.collection.ingest import IngestStats, link_news, record_news

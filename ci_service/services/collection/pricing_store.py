@@ -1,5 +1,5 @@
 """Saving pricing plans on a competitor's offerings and recording price changes (the rules
-are in :mod:`ci_service.pipeline.pricing`'s docstring, "Saving").
+are in :mod:`ci_service.pipeline.pricing.plans`'s docstring, "Saving").
 
 A change record, newest first in the offering's ``pricingChanges`` (at most 100)::
 

@@ -28,13 +28,14 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING, Any
 
-from ci_service.pipeline import integrations, taxonomy
+from ci_service.pipeline import taxonomy
 from ci_service.pipeline.evidence import EvidenceMap
-from ci_service.pipeline.integrations import Supported
+from ci_service.pipeline.products import integrations as integrations
+from ci_service.pipeline.products.integrations import Supported
 from ci_service.pipeline.taxonomy import merge_items
 
 if TYPE_CHECKING:
-    from ci_service.pipeline.products import ProductDraft
+    from ci_service.pipeline.products.extract import ProductDraft
 
 
 def cited_items(items: list[dict], evidence: EvidenceMap | None) -> list[dict]:

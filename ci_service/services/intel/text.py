@@ -12,7 +12,7 @@ chosen phrase containing it covers half its occurrences. Lower case out; at most
 ``max_topics``.
 
 ``extract_people(text, json_ld=None)`` (kept for callers of this text-only form; the
-pipeline reads people with ``ci_service.pipeline.people``, which also understands cards,
+pipeline reads people with ``ci_service.pipeline.people.extract``, which also understands cards,
 definition lists, headings and humans.txt and cites each person's line): conservative
 patterns only: a name of 2 to 4
 capitalised words followed by a separator (comma, dash, en/em dash, pipe, colon) and a

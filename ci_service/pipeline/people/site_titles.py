@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from ci_service.pipeline.evidence import Cite, sentence_at
-from ci_service.pipeline.people_text import (
+from ci_service.pipeline.people.text import (
     ROLE_WORDS,
     clean_title,
     formal_parts,

@@ -31,8 +31,8 @@ from dataclasses import dataclass
 from urllib.parse import urlsplit
 
 from ci_service.pipeline.evidence import Cite, sentences
-from ci_service.pipeline.product_layout import chrome_name, junk
-from ci_service.pipeline.product_sources import blocked
+from ci_service.pipeline.products.layout import chrome_name, junk
+from ci_service.pipeline.products.sources import blocked
 from ci_service.pipeline.records import record_sets
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 

@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import re
 
-from ci_service.pipeline.product_features import JOB_TITLE, FoundFeature, feature_case
-from ci_service.pipeline.product_grids import OFFERING_HEADING
-from ci_service.pipeline.product_layout import NOT_FEATURE_GROUP, feature_name_ok, junk
+from ci_service.pipeline.products.features import JOB_TITLE, FoundFeature, feature_case
+from ci_service.pipeline.products.grids import OFFERING_HEADING
+from ci_service.pipeline.products.layout import NOT_FEATURE_GROUP, feature_name_ok, junk
 from ci_service.pipeline.records import Record, record_sets
 
 MIN_TILES = 3

@@ -20,10 +20,10 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from ci_service.pipeline import product_layout as layout
-from ci_service.pipeline import product_sources as src
 from ci_service.pipeline import taxonomy
-from ci_service.pipeline.product_names import GENERIC_WORDS, name_ok
+from ci_service.pipeline.products import layout as layout
+from ci_service.pipeline.products import sources as src
+from ci_service.pipeline.products.names import GENERIC_WORDS, name_ok
 
 _LABEL_NOISE = frozenset("overview features feature benefits and & the key".split())
 _FEATURE_LABEL = re.compile(

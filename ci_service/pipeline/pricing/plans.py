@@ -17,11 +17,11 @@ Rules, per page (the first source to give a plan name and period wins):
    "Orbit $1,000 / month") and a price. A card holding its own group of cards (an
    "Enterprise" card listing "Orbit" and "Nova" prices) gives their plans, which inherit
    its features. Details (header names, testimonials, shop plumbing, split spans) are in
-   :mod:`ci_service.pipeline.pricing_html`. Without card markup: a short name line followed
+   :mod:`ci_service.pipeline.pricing.cards`. Without card markup: a short name line followed
    within two lines by a price, "Free" or an on-request phrase (lines the markup shows as
    shop plumbing or quotations left out).
 2. Tables (rows written "cell | cell" in the page text), plans as columns or one row per
-   plan ("Plan | Price | Includes"): :mod:`ci_service.pipeline.pricing_tables`.
+   plan ("Plan | Price | Includes"): :mod:`ci_service.pipeline.pricing.tables`.
 3. JSON-LD ``Offer`` / ``AggregateOffer`` (with ``priceSpecification`` billing terms).
 4. Sentences: "$1,000/month (Orbit)", "The Pro plan costs $49 per user per month",
    "from $29/month" (named "Starting price" when no plan is named, and only when the page
@@ -33,7 +33,7 @@ seat", "per end-user", "per GB", "per message", "flat") are read from the first 
 it (or the next short line). Numbers keep their precision ("$0.005") and the page's decimal
 convention; trial lengths, counts and years are never prices; shop plumbing (shipping,
 cart, installments), savings, old prices and figures in quotations or sentences ("$75,000
-in revenue") are not plan prices (:mod:`ci_service.pipeline.pricing_money`).
+in revenue") are not plan prices (:mod:`ci_service.pipeline.pricing.money`).
 A monthly price "billed annually" is stored as the yearly price (12 times the amount). Two
 prices with different periods ("$10 / MONTH [ $89 / YEAR ]") are two plan records. "Free"
 or "$0" is price 0; "Contact sales", "Custom", "Custom plans", "Let's talk", "Request a
@@ -75,14 +75,14 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ci_service.pipeline.evidence import Cite, sentences
-from ci_service.pipeline.plan_drafts import (
+from ci_service.pipeline.pricing.cards import card_plans
+from ci_service.pipeline.pricing.drafts import (
     MAX_FEATURES,
     PlanDraft,
     on_request_plan,
     plans_from_price,
 )
-from ci_service.pipeline.pricing_html import card_plans
-from ci_service.pipeline.pricing_money import (  # noqa: F401 (re-exported for the card rules)
+from ci_service.pipeline.pricing.money import (  # noqa: F401 (re-exported for the card rules)
     AMOUNT,
     DECIMAL,
     FREE,
@@ -104,8 +104,8 @@ from ci_service.pipeline.pricing_money import (  # noqa: F401 (re-exported for t
     prices,
     qualifiers,
 )
-from ci_service.pipeline.pricing_tables import table_plans
-from ci_service.pipeline.product_prices import product_page_plans
+from ci_service.pipeline.pricing.product_prices import product_page_plans
+from ci_service.pipeline.pricing.tables import table_plans
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 log = logging.getLogger("ci_service.pipeline")
@@ -160,7 +160,7 @@ def pricing_pages(snapshot: SiteSnapshot) -> list[SitePage]:
     states its prices there: pages that are only priced by their content (a calculator, an
     article about another vendor's price list, a catalogue) are then not read for plans.
     Without such a page, every page of kind pricing is read."""
-    from ci_service.pipeline.profile import is_pricing_page, names_pricing
+    from ci_service.pipeline.profile.extract import is_pricing_page, names_pricing
 
     linked = {
         _path_key(url)

@@ -25,8 +25,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ci_service.pipeline.page_kind_names import OTHER, PRODUCT
-from ci_service.pipeline.product_names import name_ok
-from ci_service.pipeline.product_sources import blocked
+from ci_service.pipeline.products.names import name_ok
+from ci_service.pipeline.products.sources import blocked
 from ci_service.pipeline.records import record_sets
 from ci_service.pipeline.site import SitePage
 

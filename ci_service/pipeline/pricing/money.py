@@ -1,5 +1,5 @@
 """Amounts, currencies, periods and units in pricing text (the "prices" rules of
-:mod:`ci_service.pipeline.pricing`, which re-exports these names).
+:mod:`ci_service.pipeline.pricing.plans`, which re-exports these names).
 
 An amount needs a currency: a symbol or ISO code in front ("$49", "US$ 49", "USD 1,200",
 "$ USD 104" when a page splits the symbol and the code into spans) or behind ("49,99 €",
@@ -23,7 +23,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 
 from ci_service.pipeline.evidence import sentence_at
-from ci_service.pipeline.period_words import period_pattern
+from ci_service.pipeline.pricing.period_words import period_pattern
 
 _CODES = "USD|EUR|GBP|CHF|CAD|AUD|NZD|JPY|INR|SEK|NOK|DKK|PLN|BRL|MXN|SGD|HKD|ZAR|CNY|CZK|TRY"
 _SYMBOLS = {"$": "USD", "US$": "USD", "A$": "AUD", "AU$": "AUD", "C$": "CAD", "CA$": "CAD"}

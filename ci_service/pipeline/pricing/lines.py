@@ -9,13 +9,13 @@ from typing import Any
 
 from ci_service.intel.boilerplate import strip_chrome
 from ci_service.intel.feeds import decode_entities
-from ci_service.pipeline.pricing_markup_words import (
+from ci_service.pipeline.pricing.markup_words import (
     GLYPH,
     PLUMBING_CLASS,
     QUOTED_CLASS,
     QUOTED_TAGS,
 )
-from ci_service.pipeline.pricing_money import is_quoted
+from ci_service.pipeline.pricing.money import is_quoted
 
 BLOCKS = frozenset(
     "p div li ul ol dl dt dd table thead tbody tfoot tr td th h1 h2 h3 h4 h5 h6 section "

@@ -1,4 +1,4 @@
-"""Plans from pricing tables (rule 2 of :mod:`ci_service.pipeline.pricing`), read from the
+"""Plans from pricing tables (rule 2 of :mod:`ci_service.pipeline.pricing.plans`), read from the
 page text, where a table row is written "cell | cell | cell".
 
 Two orientations:
@@ -26,13 +26,13 @@ from __future__ import annotations
 import re
 
 from ci_service.pipeline.evidence import Cite
-from ci_service.pipeline.plan_drafts import (
+from ci_service.pipeline.pricing.drafts import (
     MAX_FEATURES,
     PlanDraft,
     on_request_plan,
     plans_from_price,
 )
-from ci_service.pipeline.pricing_money import (
+from ci_service.pipeline.pricing.money import (
     AMOUNT,
     TRIAL,
     ends_not_yet,

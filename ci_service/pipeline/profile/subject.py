@@ -1,4 +1,4 @@
-"""Who a sentence is about, for ``pipeline.profile``: the company (its names, "we", "our",
+"""Who a sentence is about, for ``pipeline.profile.extract``: the company (its names, "we", "our",
 "the company"), or someone else ("Foundation X was founded in 1995 ...", "Before Acme, Jane
 co-founded ...").
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 from collections.abc import Collection
 
-from ci_service.pipeline.people_text import (
+from ci_service.pipeline.people.text import (
     NOT_NAME_WORDS,
     ROLE_WORDS,
     card_title,

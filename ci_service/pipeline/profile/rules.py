@@ -1,4 +1,4 @@
-"""The text rules behind ``pipeline.profile`` (its docstring documents them): regular
+"""The text rules behind ``pipeline.profile.extract`` (its docstring documents them): regular
 expressions over a page's main text for the founding year, headquarters, team size, revenue,
 funding rounds and named customers, each match cited by the sentence that holds it.
 
@@ -16,7 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ci_service.pipeline.evidence import Cite, sentence_at, sentences
-from ci_service.pipeline.profile_places import (
+from ci_service.pipeline.profile.places import (
     COUNTRIES,
     NOT_PLACE,
     address_blocks,
@@ -25,7 +25,7 @@ from ci_service.pipeline.profile_places import (
     clean_place,
     postal_cities,
 )
-from ci_service.pipeline.profile_subject import (
+from ci_service.pipeline.profile.subject import (
     about_blocks,
     about_us,
     names_another,

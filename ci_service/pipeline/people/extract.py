@@ -7,17 +7,17 @@ and lists, tag/category/author listings (by ``kind`` or URL words), legal, utili
 archive pages, customer stories; product and pricing pages only when their URL or title
 says team. ``humans.txt``: :func:`parse_humans_txt`, :func:`fetch_humans_txt`.
 
-Layouts (:func:`extract_people`, ``pipeline.people_layout``) are read from the page HTML
+Layouts (:func:`extract_people`, ``pipeline.people.layout``) are read from the page HTML
 rendered as lines and from ``text``: cards (a name line then a title line; in repeated
 cards the title place may hold any short title the page states, "Keeper of the Vault"),
 one-line people ("Name, Title", "Name - Title", "Name (Title)", "Name Title", "Jane
 DoeChief Executive Officer"), a bio saying "Jane is our CTO"; JSON-LD ``Person`` with a
 ``jobTitle`` or under an organization's ``founder`` (not authors, editors or publishers).
-Names and titles: ``pipeline.people_text``.
+Names and titles: ``pipeline.people.text``.
 
 ``founder``: the title says founder/co-founder, or the bio lines after the card do, or a
 sentence says "founded by <name>" / "<name> co-founded", here or anywhere on the site.
-A joke title gives way to a formal one the site states elsewhere (``pipeline.people_site``).
+A joke title gives way to a formal one the site states elsewhere (``pipeline.people.site_titles``).
 Each person keeps a :class:`Cite` from ``text``: the line naming them (plus the next line
 when it is the title), or the sentence stating their formal title. JSON-LD and humans.txt
 people keep one too, which may not resolve (see ``ingest.link_people``).
@@ -33,15 +33,15 @@ from urllib.parse import urljoin, urlsplit
 
 from ci_service.pipeline import page_kinds
 from ci_service.pipeline.evidence import Cite, sentence_at
-from ci_service.pipeline.people_layout import (
+from ci_service.pipeline.people.layout import (
     html_blocks,
     html_lines,
     people_in_blocks,
     people_text_blocks,
 )
-from ci_service.pipeline.people_records import people_in_records
-from ci_service.pipeline.people_site import improve_people
-from ci_service.pipeline.people_text import (
+from ci_service.pipeline.people.records import people_in_records
+from ci_service.pipeline.people.site_titles import improve_people
+from ci_service.pipeline.people.text import (
     HONORIFICS,
     NOT_NAME_WORDS,
     PARTICLES,

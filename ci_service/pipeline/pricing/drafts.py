@@ -2,9 +2,9 @@
 pricing rule builds one with: :func:`plans_from_price` (one plan per period) and
 :func:`on_request_plan`.
 
-Separate from ``pipeline.pricing`` so the card and table readers (``pricing_html``,
+Separate from ``pipeline.pricing.plans`` so the card and table readers (``pricing_html``,
 ``pricing_tables``) need not import ``pricing``, which imports them to run their rules:
-every import runs one way (no cycle). ``pipeline.pricing`` re-exports these names.
+every import runs one way (no cycle). ``pipeline.pricing.plans`` re-exports these names.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ci_service.pipeline.evidence import Cite
-from ci_service.pipeline.pricing_money import Price
+from ci_service.pipeline.pricing.money import Price
 
 # The most features kept per plan.
 MAX_FEATURES = 30

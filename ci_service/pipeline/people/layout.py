@@ -24,8 +24,8 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from ci_service.intel.boilerplate import is_chrome_element, is_site_frame, marks, page_body
-from ci_service.pipeline.people_site import title_mentions
-from ci_service.pipeline.people_text import card_title, clean_name, clean_title, split_person
+from ci_service.pipeline.people.site_titles import title_mentions
+from ci_service.pipeline.people.text import card_title, clean_name, clean_title, split_person
 
 _QUOTED = re.compile(r"^[\"“”„'‘’«]|[\"“”'’»]$")
 # Besides chrome (intel.boilerplate): code and quotations (a testimonial's "Jane Doe, CEO of

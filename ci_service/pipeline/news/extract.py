@@ -56,7 +56,7 @@ from ci_service.pipeline.article_dates import (  # noqa: F401 (re-exported)
     time_date,
 )
 from ci_service.pipeline.html_text import element_text, parse_html
-from ci_service.pipeline.news_dates import _DATE, find_date, parse_date, url_date
+from ci_service.pipeline.news.dates import _DATE, find_date, parse_date, url_date
 from ci_service.pipeline.page_kinds import NEWS_KINDS, OTHER, title_kind, url_kind
 from ci_service.pipeline.site import NewsEntry, SitePage, SiteSnapshot
 

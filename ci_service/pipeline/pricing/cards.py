@@ -1,4 +1,4 @@
-"""Plan cards in a pricing page's markup (rule 1 of :mod:`ci_service.pipeline.pricing`).
+"""Plan cards in a pricing page's markup (rule 1 of :mod:`ci_service.pipeline.pricing.plans`).
 
 The page (without script, style, nav, footer, aside, dialogs, struck-out ``<del>``/``<s>``
 prices, elements whose class or id says nav, menu, footer, cookie, consent, breadcrumb,
@@ -50,21 +50,21 @@ from collections import Counter
 from typing import Any
 
 from ci_service.pipeline.evidence import Cite
-from ci_service.pipeline.plan_drafts import (
+from ci_service.pipeline.pricing.drafts import (
     MAX_FEATURES,
     PlanDraft,
     on_request_plan,
     plans_from_price,
 )
-from ci_service.pipeline.pricing_lines import Line, norm, page_lines, tree
-from ci_service.pipeline.pricing_markup_words import (
+from ci_service.pipeline.pricing.lines import Line, norm, page_lines, tree
+from ci_service.pipeline.pricing.markup_words import (
     DESCRIPTION,
     DISCOUNT,
     GLYPH,
     NOT_A_NAME,
     TITLE,
 )
-from ci_service.pipeline.pricing_money import (
+from ci_service.pipeline.pricing.money import (
     AMOUNT,
     TRIAL,
     Price,

@@ -1,4 +1,4 @@
-"""Places for ``pipeline.profile``: a clean "City, Region" from a phrase or a postal address
+"""Places for ``pipeline.profile.extract``: a clean "City, Region" from a phrase or a postal address
 block, and the addresses a page states in markup (schema.org ``PostalAddress`` in JSON-LD
 or microdata, the page footer).
 

@@ -27,7 +27,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
-from ci_service.pipeline.product_layout import (
+from ci_service.pipeline.products.layout import (
     BENEFIT_HEADING,
     FEATURE_HEADING,
     MIN_GRID,

@@ -23,9 +23,9 @@ from __future__ import annotations
 import re
 from collections import Counter
 
-from ci_service.pipeline import product_layout as layout
 from ci_service.pipeline import taxonomy
 from ci_service.pipeline.evidence import Cite, quote_in, sentences
+from ci_service.pipeline.products import layout as layout
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 GENERIC_WORDS = frozenset(
@@ -53,7 +53,7 @@ def site_name(snapshot: SiteSnapshot, company_name: str = "") -> str:
     ``og:site_name`` or the part of the home page's title that other titles share ("Acme |
     Build apps" and "Pricing | Acme" -> "Acme"), else the home page's JSON-LD
     WebSite/Organization name."""
-    from ci_service.pipeline.product_sources import brand
+    from ci_service.pipeline.products.sources import brand
 
     if not snapshot.pages:
         return company_name.strip()

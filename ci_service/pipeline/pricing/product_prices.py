@@ -14,8 +14,8 @@ from __future__ import annotations
 import re
 
 from ci_service.pipeline.evidence import sentences
-from ci_service.pipeline.plan_drafts import PlanDraft, plans_from_price
-from ci_service.pipeline.pricing_money import DECIMAL, page_decimal, prices
+from ci_service.pipeline.pricing.drafts import PlanDraft, plans_from_price
+from ci_service.pipeline.pricing.money import DECIMAL, page_decimal, prices
 from ci_service.pipeline.site import SitePage
 
 MAX_LINE_WORDS = 12

@@ -103,7 +103,7 @@ def nav_entries(html: str, base: str) -> list[NavEntry]:
     """Every link of the page's navigation (menus, header, footer), in page order, with the
     label of the menu item it hangs under."""
     from ci_service.pipeline.html_text import parse_html
-    from ci_service.pipeline.product_layout import _href, _one_line
+    from ci_service.pipeline.products.layout import _href, _one_line
 
     doc = parse_html(html)
     if doc is None:

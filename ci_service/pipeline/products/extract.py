@@ -71,14 +71,14 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
-from ci_service.pipeline import product_extras as extras
-from ci_service.pipeline import product_features as found_features
-from ci_service.pipeline import product_layout as layout
-from ci_service.pipeline import product_sources as src
 from ci_service.pipeline import taxonomy
 from ci_service.pipeline.evidence import Cite, sentences
-from ci_service.pipeline.product_grids import grid_offerings
-from ci_service.pipeline.product_names import (
+from ci_service.pipeline.products import extras as extras
+from ci_service.pipeline.products import features as found_features
+from ci_service.pipeline.products import layout as layout
+from ci_service.pipeline.products import sources as src
+from ci_service.pipeline.products.grids import grid_offerings
+from ci_service.pipeline.products.names import (
     GENERIC_WORDS,
     TITLE_SPLIT,
     cite_for,
@@ -90,7 +90,7 @@ from ci_service.pipeline.product_names import (
     site_name,
     used_as_product,
 )
-from ci_service.pipeline.product_record_features import record_features
+from ci_service.pipeline.products.record_features import record_features
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
 # Product folders in English, Serbian/Croatian, German, French and Spanish.

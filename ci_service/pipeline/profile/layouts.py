@@ -1,5 +1,5 @@
 """Profile facts a page states by its layout rather than in a sentence (see
-``pipeline.profile``):
+``pipeline.profile.extract``):
 
 - investors: an "Investors" / "Our investors" / "Backed by" section (or a page so titled)
   lists firms, often as cards "Person / Firm": each line naming a firm (a word such as
@@ -20,9 +20,9 @@ import re
 from typing import Any
 
 from ci_service.pipeline.evidence import Cite, sentence_at
-from ci_service.pipeline.profile_places import markup_addresses
-from ci_service.pipeline.profile_rules import is_count
-from ci_service.pipeline.profile_subject import about_us
+from ci_service.pipeline.profile.places import markup_addresses
+from ci_service.pipeline.profile.rules import is_count
+from ci_service.pipeline.profile.subject import about_us
 from ci_service.pipeline.site import SitePage
 
 MAX_SECTION = 6000  # characters of an investors section read

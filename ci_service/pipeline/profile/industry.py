@@ -1,4 +1,4 @@
-"""The industry of ``pipeline.profile``: what the company says it is or makes, never a
+"""The industry of ``pipeline.profile.extract``: what the company says it is or makes, never a
 default. A company describes itself in a few set phrasings:
 
 - "Acme is a / an / the <descriptor>" and the appositive "Acme, a <descriptor>, announced"
@@ -24,8 +24,8 @@ from __future__ import annotations
 import re
 
 from ci_service.pipeline.evidence import Cite, sentence_at
-from ci_service.pipeline.profile_rules import COPYRIGHT, MAX_MATCHES, MAX_TEXT, Candidate
-from ci_service.pipeline.profile_subject import about_blocks, squash
+from ci_service.pipeline.profile.rules import COPYRIGHT, MAX_MATCHES, MAX_TEXT, Candidate
+from ci_service.pipeline.profile.subject import about_blocks, squash
 from ci_service.pipeline.site import SitePage
 
 MAX_LABEL = 80

@@ -1,5 +1,5 @@
 """Company profile from a site snapshot (deterministic rules, documented in docs/pipeline.md; the
-text patterns live in ``pipeline.profile_rules``, places in ``profile_places``, who a
+text patterns live in ``pipeline.profile.rules``, places in ``profile_places``, who a
 sentence is about in ``profile_subject``, layouts in ``profile_layouts`` and the industry in
 ``profile_industry``).
 
@@ -66,7 +66,7 @@ each field the strongest phrasing wins, then the earlier page.
   developer of software for research and development, ...", the home page's description),
   see ``profile_industry``; nothing stated, no industry (never a default).
 - pricingLinks, offeringLinks, newsFeed: pricing pages, product pages
-  (``products.is_product_page``) and ``pipeline.news.news_feed``.
+  (``products.is_product_page``) and ``pipeline.news.extract.news_feed``.
 
 Citations: every value read from text keeps ``Cite(page.url, sentence)``; with ``evidence``
 (the recorded snapshot's EvidenceMap) a cite that does not resolve drops the value (the
@@ -87,17 +87,17 @@ from urllib.parse import urlsplit
 
 from ci_service.pipeline.evidence import Cite, EvidenceMap, sentence_at, sentences
 
-# News moved to pipeline.news; re-exported for the callers that import them from here.
-from ci_service.pipeline.news import news_entries, news_feed  # noqa: F401
-from ci_service.pipeline.profile_customers import customers_and_partners
-from ci_service.pipeline.profile_industry import industry_candidates
-from ci_service.pipeline.profile_layouts import (
+# News moved to pipeline.news.extract; re-exported for the callers that import them from here.
+from ci_service.pipeline.news.extract import news_entries, news_feed  # noqa: F401
+from ci_service.pipeline.profile.customers import customers_and_partners
+from ci_service.pipeline.profile.industry import industry_candidates
+from ci_service.pipeline.profile.layouts import (
     customers_using_us,
     investor_entries,
     markup_headquarters,
 )
-from ci_service.pipeline.profile_places import address_place, clean_place
-from ci_service.pipeline.profile_rules import (
+from ci_service.pipeline.profile.places import address_place, clean_place
+from ci_service.pipeline.profile.rules import (
     COPYRIGHT,
     CUSTOMER_SEGMENT,
     MAX_LIST,
@@ -348,7 +348,7 @@ def _layout_candidates(
     page: SitePage, rank: int, index: int, aliases: list[str]
 ) -> list[Candidate]:
     """Investors sections, "X uses Acme" customer stories and addresses in markup
-    (``pipeline.profile_layouts``)."""
+    (``pipeline.profile.layouts``)."""
     text, found = page.text[:MAX_TEXT], []
     if rank <= 1:
         for entry, cite in investor_entries(page, text, aliases):
@@ -458,7 +458,7 @@ def extract_profile(
 ) -> dict[str, Any]:
     """The companyProfile fields found in the snapshot (to merge into the stored one), with
     ``sources``/``quotes`` when ``evidence`` is given (see the module docstring)."""
-    from ci_service.pipeline.products import is_product_page
+    from ci_service.pipeline.products.extract import is_product_page
 
     existing = existing if isinstance(existing, dict) else {}
     profile, sources, quotes = _facts(snapshot, evidence, company_name)

@@ -1,4 +1,4 @@
-"""Names and job titles as team pages write them (see ``pipeline.people``).
+"""Names and job titles as team pages write them (see ``pipeline.people.extract``).
 
 A name is 2-4 capitalised words (accents, apostrophes, hyphens, initials, particles such as
 "van"/"de"; ALL CAPS is title-cased; honorifics dropped) without a word of
