@@ -136,9 +136,11 @@ def test_requests_survive_the_database_going_away_twice(live):
             message=f"a count between {len(answered) + 1} and {len(keyed) + 1}",
         )
     for held, released in holds:
-        # Reads went on being answered, promptly, while another process held the lock.
+        # Reads went on being answered, promptly, while another process held the lock (a
+        # read that waited for it would end after the release; the bound leaves room for a
+        # busy two-core machine's scheduling, well under the 1.5 s hold).
         during = [o for o in outcomes if o.read and held < o.sent and o.done < released]
-        assert len(during) >= 10 and max(o.done - o.sent for o in during) < 0.5
+        assert len(during) >= 10 and max(o.done - o.sent for o in during) < 1.0
         writes = [o for o in outcomes if not o.read and o.sent < released < o.done]
         assert writes and all(o.status == 200 for o in writes)  # they waited, then wrote
 
