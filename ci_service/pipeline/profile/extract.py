@@ -90,7 +90,7 @@ from ci_service.pipeline.evidence import Cite, EvidenceMap, sentence_at, sentenc
 # News moved to pipeline.news.extract; re-exported for the callers that import them from here.
 from ci_service.pipeline.news.extract import news_entries, news_feed  # noqa: F401
 from ci_service.pipeline.profile.customers import customers_and_partners
-from ci_service.pipeline.profile.industry import industry_candidates
+from ci_service.pipeline.profile.industry import TITLE_PARTS, industry_candidates
 from ci_service.pipeline.profile.layouts import (
     customers_using_us,
     investor_entries,
@@ -424,7 +424,6 @@ PRICING_WHERE = re.compile(
 # "Plans" names a pricing page only as the page's whole name ("/plans/", "Plans | Acme", "Our
 # plans & add-ons"): "Site Plans & Stamped Drawings" are drawings.
 _PLANS_NAME = re.compile(r"(?:our\s+)?plans(?:\s*(?:&|and|\+)\s*[\w-]+)?", re.I)
-_TITLE_PARTS = re.compile(r"\s+[|–—:-]\s+")
 
 
 def names_pricing(url: str, title: str) -> bool:
@@ -432,7 +431,7 @@ def names_pricing(url: str, title: str) -> bool:
     path = urlsplit(url).path
     if PRICING_WHERE.search(f"{path} {title}"):
         return True
-    parts = [*(s for s in path.split("/") if s), *_TITLE_PARTS.split(title or "")]
+    parts = [*(s for s in path.split("/") if s), *TITLE_PARTS.split(title or "")]
     return any(_PLANS_NAME.fullmatch(part.strip().replace("-", " ")) for part in parts)
 
 

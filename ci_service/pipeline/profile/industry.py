@@ -77,6 +77,8 @@ _IMPERATIVE = set(
     "generate say stop home log contact".split()
 )
 _QUOTES = re.compile(r"[\"“”]")
+# A title's or description's parts: "Acme | Mortgage broker", "Acme – Pricing".
+TITLE_PARTS = re.compile(r"\s+[|–—:-]\s+")
 
 
 def _words(tokens: list[str]) -> list[str]:
@@ -216,7 +218,7 @@ def _home_candidates(page: SitePage, index: int, aliases: list[str]) -> list[Can
         label = _bare(description, aliases)
     if label and not _named(label, aliases):
         found.append(Candidate("industry", label, None, (1, 1, index, 0), page.url))
-    parts = [p for p in _SEPARATOR.split(page.title or "")[:4] if p]
+    parts = [p for p in TITLE_PARTS.split(page.title or "")[:4] if p]
     for part in parts:
         if not any(squash(a) in squash(part) for a in aliases):
             if (label := _bare(part, aliases)) and not _named(label, aliases):
@@ -226,15 +228,12 @@ def _home_candidates(page: SitePage, index: int, aliases: list[str]) -> list[Can
         # No phrasing rules for this language: the title's (or a short description's)
         # segment beside the brand says what the company is ("Brand | Mortgage broker").
         if len(description.split()) <= 12:
-            parts += [p for p in _SEPARATOR.split(description) if p]
+            parts += [p for p in TITLE_PARTS.split(description) if p]
         for part in parts:
             if label := _segment_label(part, page, aliases):
                 found.append(Candidate("industry", label, None, (4, 1, index, 0), page.url))
                 break
     return found
-
-
-_SEPARATOR = re.compile(r"\s+[|–—:-]\s+")
 
 
 def _segment_label(part: str, page: SitePage, aliases: list[str]) -> str | None:
