@@ -1,5 +1,5 @@
 """Company profile rules for the ways real sites lay their facts out (``pipeline.profile.extract``
-with ``profile_places``, ``profile_subject``, ``profile_layouts``, ``profile_industry``):
+with ``profile.places``, ``pipeline.subject``, ``profile.layouts``, ``profile.industry``):
 address blocks and HQ labels on contact pages, "located in" sentences, a dated post as the
 last resort, founding years that are someone else's, investors listed as cards, customer
 stories, and the industry as the company states it (never a default). Every page here is

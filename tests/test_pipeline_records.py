@@ -116,7 +116,7 @@ def test_a_services_grid_gives_offerings_a_benefits_grid_none():
 
 
 def test_customers_from_a_logo_wall_and_a_clients_grid_not_from_partners():
-    from ci_service.pipeline.profile.customers import customers_in_records, partners_in_records
+    from ci_service.pipeline.customers.records import customers_and_partners
 
     def logos(*alts):
         return "".join(f'<li><img src="x.png" alt="{alt}"></li>' for alt in alts)
@@ -127,7 +127,7 @@ def test_customers_from_a_logo_wall_and_a_clients_grid_not_from_partners():
       <h2>Clients</h2><div class="c"><div class="x"><h4>Soylent</h4><p>Retail chain</p></div>
       <div class="x"><h4>Acme Bank</h4><p>Bank</p></div><div class="x"><h4>Tyrell</h4>
       <p>Robots</p></div></div></main></body></html>"""
-    found = customers_in_records(site_page("/", html, kind="home", depth=0))
+    found = customers_and_partners(site_page("/", html, kind="home", depth=0))[0]
     assert found == [
         ("Globex", "Trusted by leading retailers"),
         ("Initech", "Trusted by leading retailers"),
@@ -137,7 +137,7 @@ def test_customers_from_a_logo_wall_and_a_clients_grid_not_from_partners():
         ("Tyrell", "Tyrell"),
     ]
     # The partners' row names partners, quoted by its heading (their names are in logos).
-    partners = partners_in_records(site_page("/", html, kind="home", depth=0))
+    partners = customers_and_partners(site_page("/", html, kind="home", depth=0))[1]
     assert partners == [(n, "Our partners") for n in ("Hooli", "Vehement", "Massive")]
 
 

@@ -6,7 +6,8 @@ A page says "these things are alike" with its own markup: siblings built the sam
 (numbers and state words such as ``active`` aside), each holding a little text or an image
 with alternative text. It is found in any layout (columns, rows, a ``<ul>``, ``<div>``
 cards, table rows) without reading a word, so it works in any language. Each set keeps the
-heading that names it: the nearest heading before its container in document order.
+heading that names it: the nearest heading before its container in document order, and
+whether it is **nested** in a record of another set (a card's own list).
 
 Each record has a **name** (its first heading, else its first strong or linked text, else
 its first line; for a record of only an image, the image's alternative text), the rest of
@@ -57,6 +58,9 @@ class RecordSet:
     heading: str
     records: list[Record]
     tag: str  # the records' tag: "li", "div", "tr", "article" ...
+    # Inside a record of another set: a part of each card (its rating labels, its list of
+    # services), not a list of its own.
+    nested: bool = False
 
 
 def _signature(el: Any) -> tuple[str, tuple[str, ...]]:
@@ -64,7 +68,7 @@ def _signature(el: Any) -> tuple[str, tuple[str, ...]]:
     return el.tag, tuple(sorted(w for w in words if not _STATE_WORDS.match(w.lower())))
 
 
-def _lines(el: Any) -> list[str]:
+def block_lines(el: Any) -> list[str]:
     """The element's text as its blocks write it: a line per block-level part."""
     out: list[str] = []
     current: list[str] = []
@@ -103,7 +107,7 @@ def _lines(el: Any) -> list[str]:
 def _record(el: Any, base: str) -> Record | None:
     if el.tag == "tr" and not el.findall("td"):
         return None  # a table's header row names its columns, it is no record
-    lines = _lines(el)
+    lines = block_lines(el)
     images = [" ".join((img.get("alt") or "").split()) for img in el.iter("img")]
     images = [alt for alt in images if alt]
     if not lines and not images:
@@ -155,7 +159,7 @@ def record_sets(html: str, base: str = "") -> list[RecordSet]:
             el.drop_tree()
     order = {el: i for i, el in enumerate(root.iter())}
     headings = [el for el in root.iter(*HEADINGS) if element_text(el)]
-    out: list[RecordSet] = []
+    sets: list[tuple[RecordSet, Any, list[Any]]] = []
     for parent in root.iter():
         if not isinstance(parent.tag, str) or _in_chrome(parent, size):
             continue
@@ -176,8 +180,12 @@ def record_sets(html: str, base: str = "") -> list[RecordSet]:
             records = [r for r in (_record(m, base) for m in members) if r is not None]
             if len(records) < MIN_RECORDS:
                 continue
-            out.append(RecordSet(_heading_before(members[0], headings, order), records, tag))
-    return out
+            found = RecordSet(_heading_before(members[0], headings, order), records, tag)
+            sets.append((found, parent, members))
+    members_of = {id(m) for _found, _parent, members in sets for m in members}
+    for found, parent, _members in sets:
+        found.nested = any(id(node) in members_of for node in (parent, *parent.iterancestors()))
+    return [found for found, _parent, _members in sets]
 
 
 def _in_chrome(el: Any, body_size: int) -> bool:

@@ -1,7 +1,8 @@
 """Company profile from a site snapshot (deterministic rules, documented in docs/pipeline.md; the
-text patterns live in ``pipeline.profile.rules``, places in ``profile_places``, who a
-sentence is about in ``profile_subject``, layouts in ``profile_layouts`` and the industry in
-``profile_industry``).
+text patterns live in ``pipeline.profile.rules``, places in ``profile.places``, who a
+sentence is about in ``pipeline.subject``, layouts in ``profile.layouts``, the industry in
+``profile.industry`` and the customers and partners of record sets, testimonials and
+stories in ``pipeline.customers``).
 
 Every page is read: profile pages (``SitePage.kind`` about, contact or team; without a kind
 a path segment or title such as about, about-*, company, contact, contact-*, our-story,
@@ -51,12 +52,12 @@ each field the strongest phrasing wins, then the earlier page.
   amount or date) is merged into it.
 - customers (a list of names): after "trusted / used / loved by", "customers / clients
   include", "signups / users from (the likes of)", "companies / teams like" (the last two:
-  two names at least; "companies like" only in a sentence about use or trust); a customer
-  story's "Figurehead Toys uses Acme to ..." (customer-story and profile pages). A
-  list ends at its first word that is no name; generic words, countries, the company
-  itself and counts ("12,000 signups", "15k users", "2M+ developers", "10K Teams") are
-  never customers, nor a customer count: "over 12,000 signups from A, B and C" names A, B
-  and C, the figure is not stored.
+  two names at least; "companies like" only in a sentence about use or trust); what
+  ``pipeline.customers.extract.page_customers`` reads from stories, logo walls, story
+  cards and testimonials. A list ends at its first word that is no name; generic words,
+  countries, the company itself and counts ("12,000 signups", "15k users", "2M+
+  developers", "10K Teams") are never customers, nor a customer count: "over 12,000
+  signups from A, B and C" names A, B and C, the figure is not stored.
 - JSON-LD ``Organization`` (any page): ``foundingDate``, ``address`` (PostalAddress as
   "City, Region, Country"), ``numberOfEmployees`` win over text. Such a value is cited by a
   text rule's match with the same value, else by a sentence of that page naming the value
@@ -85,26 +86,21 @@ import re
 from typing import Any
 from urllib.parse import urlsplit
 
-from ci_service.pipeline.evidence import Cite, EvidenceMap, sentence_at, sentences
+from ci_service.pipeline.customers.extract import page_customers
+from ci_service.pipeline.customers.names import is_count
+from ci_service.pipeline.evidence import Cite, EvidenceMap, sentences
 
 # News moved to pipeline.news.extract; re-exported for the callers that import them from here.
 from ci_service.pipeline.news.extract import news_entries, news_feed  # noqa: F401
-from ci_service.pipeline.profile.customers import customers_and_partners
 from ci_service.pipeline.profile.industry import TITLE_PARTS, industry_candidates
-from ci_service.pipeline.profile.layouts import (
-    customers_using_us,
-    investor_entries,
-    markup_headquarters,
-)
+from ci_service.pipeline.profile.layouts import investor_entries, markup_headquarters
 from ci_service.pipeline.profile.places import address_place, clean_place
 from ci_service.pipeline.profile.rules import (
     COPYRIGHT,
-    CUSTOMER_SEGMENT,
     MAX_LIST,
     MAX_TEXT,
     YEAR,
     Candidate,
-    is_count,
     page_candidates,
     segments,
     valid_year,
@@ -131,6 +127,9 @@ _KIND_RANK = {"about": 0, "contact": 0, "team": 0, "home": 1, "legal": 3, "utili
 _ARCHIVE = {"blog", "news", "insights", "posts", "tags", "tag", "categories", "category"}
 # Legal texts name other parties, addresses and sums of every kind: never profile evidence.
 _LEGAL_PAGE = re.compile(r"^(?:terms|tos|privacy|legal|cookies?|gdpr|dpa|eula|licen[cs]e)", re.I)
+OWNED = "owned"  # a candidate naming what the site calls its own, never stored
+_BRACKETED = re.compile(r"\(([^()]*)\)")
+_FORMERLY = re.compile(r"^(?:formerly|previously|aka|also known as|née|ex)\s+", re.I)
 _LEGAL = re.compile(r"[,\s]+(?:inc|ltd|llc|gmbh|plc|limited|corp|co|s\.?a|b\.?v)\.?$", re.I)
 
 
@@ -171,7 +170,11 @@ def _brand(snapshot: SiteSnapshot) -> str | None:
 
 
 def _aliases(snapshot: SiteSnapshot, company_name: str) -> list[str]:
-    names = {company_name.strip(), _LEGAL.sub("", company_name.strip())}
+    entered = company_name.strip()
+    # "Acme, Inc. (formerly Netuitive)", "Agigen (Agile Generation AB)": each name apart.
+    outside = " ".join(_BRACKETED.sub(" ", entered).split())
+    inside = [_FORMERLY.sub("", part).strip() for part in _BRACKETED.findall(entered)]
+    names = {entered, _LEGAL.sub("", entered), outside, _LEGAL.sub("", outside), *inside}
     label = (urlsplit(snapshot.start_url).hostname or "").removeprefix("www.").split(".")[0]
     if len(label) >= 3 and label.isalpha() and label != "localhost":
         names.add(label)
@@ -266,9 +269,12 @@ def _facts(
     quotes: dict[str, list[dict[str, Any]]] = {}
     lists: dict[str, list[dict[str, Any]]] = {"funding": [], "customers": [], "partners": []}
     everything = sorted(text_found + [c for c, _ in json_found], key=lambda c: c.order)
+    owned = {str(c.value).casefold() for c in everything if c.field == OWNED}
     for candidate in everything:
-        if candidate.field in values:
+        if candidate.field in values or candidate.field == OWNED:
             continue  # the best candidate of this field is already chosen
+        if candidate.field == "customers" and str(candidate.value).casefold() in owned:
+            continue  # the site calls it its own on some page
         cited = evidence.resolve(candidate.cite) if evidence is not None else None
         ids = [cited["evidenceId"]] if cited else []
         if evidence is not None and not cited:
@@ -347,28 +353,21 @@ def _fold_funding(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def _layout_candidates(
     page: SitePage, rank: int, index: int, aliases: list[str]
 ) -> list[Candidate]:
-    """Investors sections, "X uses Acme" customer stories and addresses in markup
-    (``pipeline.profile.layouts``)."""
+    """Investors sections and addresses in markup (``pipeline.profile.layouts``), customers
+    and partners (``pipeline.customers``)."""
     text, found = page.text[:MAX_TEXT], []
     if rank <= 1:
         for entry, cite in investor_entries(page, text, aliases):
             found.append(Candidate("funding", entry, cite, (0, rank, index, 0), page.url))
-    customer_page = page.kind == "customer" or any(
-        CUSTOMER_SEGMENT.match(s) for s in segments(page)
-    )
-    if customer_page or rank == 0:
-        for name, (start, end) in customers_using_us(text, aliases):
-            cite = Cite(page.url, sentence_at(text, start, end))
-            order = (0 if customer_page else 1, rank, index, start)
-            found.append(Candidate("customers", name, cite, order, page.url))
-    if customer_page or rank <= 1:
-        customers, partners = customers_and_partners(page)
-        for number, (name, quote) in enumerate(customers):
-            order = (0 if customer_page else 1, rank, index, number)
-            found.append(Candidate("customers", name, Cite(page.url, quote), order, page.url))
-        for number, (name, quote) in enumerate(partners):
-            order = (1, rank, index, number)
-            found.append(Candidate("partners", name, Cite(page.url, quote), order, page.url))
+    named = page_customers(page, rank, aliases)
+    first = 0 if named.customer_page else 1
+    for number, (name, quote) in enumerate(named.customers):
+        cite = Cite(page.url, quote)
+        found.append(Candidate("customers", name, cite, (first, rank, index, number), page.url))
+    for number, (name, quote) in enumerate(named.partners):
+        cite = Cite(page.url, quote)
+        found.append(Candidate("partners", name, cite, (1, rank, index, number), page.url))
+    found.extend(Candidate(OWNED, name, None, (0,), page.url) for name in named.owned)
     for place, quote in markup_headquarters(page) if rank <= 1 else ():
         cite = Cite(page.url, quote) if quote else None
         found.append(Candidate("headquarters", place, cite, (0, 4, rank, index, 0), page.url))

@@ -25,8 +25,8 @@ import re
 
 from ci_service.pipeline.evidence import Cite, sentence_at
 from ci_service.pipeline.profile.rules import COPYRIGHT, MAX_MATCHES, MAX_TEXT, Candidate
-from ci_service.pipeline.profile.subject import about_blocks, squash
 from ci_service.pipeline.site import SitePage
+from ci_service.pipeline.subject import about_blocks, squash
 
 MAX_LABEL = 80
 _TOKEN = re.compile(r"[A-Za-z0-9#](?:[\w'’&/+#-]|\.(?=\w))*|[^\w\s]")  # "Node.js", not "x."

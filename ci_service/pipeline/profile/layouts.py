@@ -6,10 +6,6 @@
   Ventures, Capital, Partners, Fund, Investments, or a legal suffix) is an investor. People
   (angels) are left out: a bare name cannot be told from a team member's. One funding entry
   ``{investors}`` cited by the section's text from its heading to its last firm.
-- customers: a customer story's "Figurehead Toys uses Acme to ..." (a name that opens the
-  sentence, then uses / chose / switched to / relies on the company), on customer-story and
-  profile pages (a home page's "Jane uses Acme daily" is a person's testimonial); a count
-  ("10K Teams chose Acme") is no customer.
 - headquarters: addresses in markup (``profile_places.markup_addresses``: JSON-LD
   ``PostalAddress``, microdata, the footer), below every sentence of a profile page.
 """
@@ -19,11 +15,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ci_service.pipeline.evidence import Cite, sentence_at
+from ci_service.pipeline.evidence import Cite
 from ci_service.pipeline.profile.places import markup_addresses
-from ci_service.pipeline.profile.rules import is_count
-from ci_service.pipeline.profile.subject import about_us
 from ci_service.pipeline.site import SitePage
+from ci_service.pipeline.subject import about_us
 
 MAX_SECTION = 6000  # characters of an investors section read
 _INVESTOR_HEADING = re.compile(
@@ -39,17 +34,6 @@ _FIRM_WORD = re.compile(
 _FIRM_LINE = re.compile(r"^[A-Z0-9][\w'’&.-]*(?:[ \t]+[\w'’&.-]+){0,6}$")
 _LOWER_OK = set("of de du la le von van der and & the fund funds capital ventures partners".split())
 _NOT_FIRM = re.compile(r"\b(?:twitter|linkedin|facebook|github|email|website|read more)\b", re.I)
-_NAME_WORD = r"[A-Z0-9][\w'’&.-]*"
-_USES_US = re.compile(
-    rf"^({_NAME_WORD}(?:[ \t]+(?:&[ \t]+)?{_NAME_WORD}){{0,4}})[ \t]+(?:uses|used|chose|chooses|"
-    r"picked|switched[ \t]+to|relies[ \t]+on|relied[ \t]+on|runs[ \t]+on|built[ \t]+\w+[ \t]+"
-    r"\w+[ \t]+with)[ \t]+(\S+(?:[ \t]+\S+)?)",
-    re.M,
-)
-_NOT_CUSTOMER = set(
-    "everyone everybody anyone nobody somebody it he she this that who which our your their "
-    "my we you they the a an each every why how what when here there".split()
-)
 
 
 def _section_spans(page: SitePage, text: str) -> list[tuple[int, int]]:
@@ -98,22 +82,6 @@ def investor_entries(page: SitePage, text: str, aliases: list[str]) -> list[tupl
         if firms:
             out.append(({"investors": firms[:20]}, Cite(page.url, text[start:last])))
     return out
-
-
-def customers_using_us(text: str, aliases: list[str]) -> list[tuple[str, tuple[int, int]]]:
-    """(name, span) of each "Name uses Acme to ..." sentence opening."""
-    out = []
-    for match in _USES_US.finditer(text):
-        name, target = match.group(1).strip(), match.group(2)
-        first = name.split()[0].casefold()
-        if first in _NOT_CUSTOMER or about_us(name, aliases) or not about_us(target, aliases):
-            continue
-        if is_count(name):
-            continue  # "10K Teams chose Acme": a figure, not a customer
-        sentence = sentence_at(text, match.start(), match.end())
-        if sentence.startswith(name) and len(name) <= 60:
-            out.append((name, match.span()))
-    return out[:40]
 
 
 def markup_headquarters(page: SitePage) -> list[tuple[str, Any]]:

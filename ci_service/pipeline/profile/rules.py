@@ -15,6 +15,8 @@ from itertools import islice
 from typing import Any
 from urllib.parse import urlsplit
 
+from ci_service.pipeline.customers.names import is_count
+from ci_service.pipeline.customers.pages import is_customer_page
 from ci_service.pipeline.evidence import Cite, sentence_at, sentences
 from ci_service.pipeline.profile.places import (
     COUNTRIES,
@@ -25,13 +27,13 @@ from ci_service.pipeline.profile.places import (
     clean_place,
     postal_cities,
 )
-from ci_service.pipeline.profile.subject import (
+from ci_service.pipeline.site import SitePage
+from ci_service.pipeline.subject import (
     about_blocks,
     about_us,
     names_another,
     subject_before,
 )
-from ci_service.pipeline.site import SitePage
 from ci_service.timeutil import utcnow
 
 # "founded" in the other languages the pipeline reads (German, French, Spanish, Italian,
@@ -43,11 +45,6 @@ FOUNDED_ABROAD = (
 MAX_TEXT = 100_000  # characters of a page the rules read (hostile pages can be huge)
 MAX_LIST = 20
 MAX_MATCHES = 40  # per rule and page: a value is stated a few times, not thousands
-CUSTOMER_SEGMENT = re.compile(
-    r"^(?:customers?|clients?|case-?stud(?:y|ies)|testimonials|(?:success-?|customer-?)?stories|"
-    r"showcase)$",
-    re.I,
-)
 COPYRIGHT = re.compile(r"©|\bcopyright\b|\(c\)\s*\d|all rights reserved", re.I)
 _PERSON = re.compile(r"\b(?:who|he|she|his|her|him)\b", re.I)
 _TEAM_SEGMENT = re.compile(r"^(?:(?:our-?|the-?|meet-(?:the-)?)?team|people|leadership)$", re.I)
@@ -194,30 +191,6 @@ _TOTAL = re.compile(
     re.I,
 )
 _USES = re.compile(r"\b(?:us(?:e|es|ed|ing)|trust\w*|rel(?:y|ies|ied)|customers?|clients?)\b", re.I)
-# A count of people, sign-ups or companies is no customer's name: "12,000 signups", "15k
-# users", "20k agents" (any plural), "2M+ developers", "3 Million Users", "over 500 teams"
-# ("3M" alone, or "3M to ...", is a name).
-_COUNTED = (
-    r"sign-?ups?|users?|customers?|clients?|members?|subscribers?|downloads?|installs?|"
-    r"installations?|teams?|compan(?:y|ies)|businesses|organi[sz]ations?|developers?|people|"
-    r"brands?|accounts?|stores?|shops?|(?:web)?sites?|apps?|creators?|marketers?|makers?|"
-    r"professionals?|students?|learners?|schools?|agencies|startups?|enterprises?|"
-    r"employees?|engineers?|publishers?|merchants?|visitors?|readers?|countries|cities"
-)
-_COUNT = re.compile(
-    r"^\W*(?:(?:over|more[ \t]+than|about|around|nearly|almost|approximately|some|up[ \t]+to)"
-    r"[ \t]+)?(?:\d{1,3}(?:[,.][ \t]?\d{3})+|\d+(?:\.\d+)?)[ \t]*(?:k|m|mm|bn|b|million|"
-    rf"billion|thousand|hundred)?\+?[ \t]+(?:[\w-]+[ \t]+){{0,2}}(?:{_COUNTED}|[a-z-]+s)\b",
-    re.I,
-)
-
-
-def is_count(text: str) -> bool:
-    """Whether ``text`` opens with a count of people, sign-ups or companies ("12,000
-    signups", "2M+ developers"): a figure, never a customer's name."""
-    return bool(_COUNT.match(text))
-
-
 _NOT_NAME = set(  # words that start no company name: the list has ended
     "the our a an we you it this that these home contact about pricing blog learn read "
     "teams companies businesses startups enterprises developers thousands millions hundreds "
@@ -480,7 +453,7 @@ def page_candidates(page: SitePage, rank: int, index: int, aliases: list[str]) -
                 start = where + (cue.start() if cue else 0)  # the subject comes before it
                 add("funding", entry, (start, where + len(sentence)), 0, us=True)
             offset = max(offset, where)
-    customer_page = any(CUSTOMER_SEGMENT.match(s) for s in segments(page))
+    customer_page = is_customer_page(page)
     for match in _first(_CUSTOMERS, text):
         names = _names(match.group(3), aliases, text[match.end(3) : match.end(3) + 60])
         loose = match.group(1) or match.group(2)  # "from X", "companies like X": 2 names

@@ -1,6 +1,6 @@
-"""Who a sentence is about, for ``pipeline.profile.extract``: the company (its names, "we", "our",
-"the company"), or someone else ("Foundation X was founded in 1995 ...", "Before Acme, Jane
-co-founded ...").
+"""Who a sentence is about, for the profile and customers readers: the company (its names,
+"we", "our", "the company"), or someone else ("Foundation X was founded in 1995 ...",
+"Before Acme, Jane co-founded ...").
 
 - ``about_us``: a company name (compared also without dots, dashes and apostrophes:
   "Acme.io" is "acmeio", "Ac-me" is "acme"), or with ``first_person`` "we / our / us / the

@@ -1,0 +1,45 @@
+"""Pages about customers: a customer story, case study or testimonials page, by its kind
+(``pipeline.page_kinds``) or its path (/customers/, /case-studies/, /testimonials/,
+/stories/, /showcase/)."""
+
+from __future__ import annotations
+
+import re
+from urllib.parse import urlsplit
+
+from ci_service.pipeline import page_kind_names as kinds
+from ci_service.pipeline.site import SitePage
+
+CUSTOMER_SEGMENT = re.compile(
+    r"^(?:customers?|clients?|case-?stud(?:y|ies)|testimonials|(?:success-?|customer-?)?stories|"
+    r"showcase)$",
+    re.I,
+)
+
+
+def path_segments(url: str) -> list[str]:
+    """The lower-cased segments of a URL's path, without a final index.html."""
+    return [s for s in urlsplit(url).path.lower().split("/") if s and s != "index.html"]
+
+
+def is_customer_page(page: SitePage) -> bool:
+    """A customer story, case study or testimonials page, by kind or path."""
+    kind = page.kind or ""
+    return kind == kinds.CUSTOMER or any(CUSTOMER_SEGMENT.match(s) for s in path_segments(page.url))
+
+
+def is_story_link(url: str) -> bool:
+    """A link to a page in a folder of customer stories (/case-studies/<name>)."""
+    parts = path_segments(url)
+    return len(parts) >= 2 and any(CUSTOMER_SEGMENT.match(s) for s in parts[:-1])
+
+
+def spelled(text: str) -> str:
+    """Letters and digits only, case-folded: "Parse.ly" and /parse-ly/ are both "parsely"."""
+    return re.sub(r"[\W_]+", "", text.casefold())
+
+
+def slug(url: str) -> str:
+    """The last segment of a URL's path, spelled (``spelled``), without a file extension."""
+    parts = path_segments(url)
+    return spelled(parts[-1].rsplit(".", 1)[0]) if parts else ""
