@@ -1,10 +1,11 @@
 """What may be stored as a customer's or partner's name.
 
 A name is one to five words, at most 60 characters, opening with a capital or a digit,
-that is neither a sentence nor a call to action ("Read case study", "Learn more"). A logo's
+that is neither a sentence nor a call to action ("Read case study", "Learn more"), nor a
+figure of a stats row ("500+", "4.9★", "98%", "24h") or a date ("April 2026"). A logo's
 alternative text gives a name once "logo", "image" and file-name noise are taken off, and
-the words most logos of a page share at their end ("Banza Locator", "Hoist Locator": the caption
-of what was built for each) are no part of a name. A count of people, sign-ups or
+the words most logos of a page share at their end ("Crumbly Finder", "Pebble Tea Finder":
+the caption of what was built for each) are no part of a name. A count of people, sign-ups or
 companies ("12,000 signups", "2M+ developers", "over 500 teams") is never a name ("3M"
 alone, or "3M to ...", is one).
 """
@@ -25,6 +26,9 @@ _NOT_A_NAME = re.compile(
     r"[.!?:]$|\b(?:read|learn|view|see|more|download|watch|case study|contact|get)\b",
     re.IGNORECASE,
 )
+# A figure of a stats row ("500+", "4.9", "98%", "$2.1B+") and a year ("NZ · April 2026").
+_FIGURE = re.compile(r"^(?:[$€£¥]|\W*[\d.,]+\s*[%+★☆]*\W*$)|\d\w*\+$")
+_YEAR = re.compile(r"\b(?:19|20)\d{2}\b")
 _COUNTED = (
     r"sign-?ups?|users?|customers?|clients?|members?|subscribers?|downloads?|installs?|"
     r"installations?|teams?|compan(?:y|ies)|businesses|organi[sz]ations?|developers?|people|"
@@ -52,8 +56,11 @@ def company_name(text: str) -> str | None:
     words = name.split()
     if not 1 <= len(words) <= MAX_NAME_WORDS or len(name) > MAX_NAME_CHARS:
         return None
-    if _NOT_A_NAME.search(name) or is_count(name):
+    if _NOT_A_NAME.search(name) or is_count(name) or _FIGURE.match(name) or _YEAR.search(name):
         return None
+    letters = [c for c in name if c.isalpha()]
+    if len(letters) < 2 and not any(c.isupper() for c in letters):
+        return None  # "24h", "4.9★": a figure; "3M" is a name
     if not (name[0].isupper() or name[0].isdigit()):
         return None
     return name
@@ -66,8 +73,8 @@ def logo_text(alt: str) -> str:
 
 def without_shared_words(texts: list[str]) -> list[str]:
     """``texts`` without the trailing words that three or more of them and a fifth of
-    them share (a wall's caption of what each logo is: "Banza Locator", "Hoist Locator",
-    "Chevys Local Landing Pages"); a text is never cut to nothing."""
+    them share (a wall's caption of what each logo is: "Crumbly Finder", "Pebble Tea Finder",
+    "Crumbly Local Landing Pages"); a text is never cut to nothing."""
     words = [t.split() for t in texts]
     while True:
         counts = Counter(w[-1].casefold() for w in words if len(w) > 1)

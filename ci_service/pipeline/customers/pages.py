@@ -35,7 +35,7 @@ def is_story_link(url: str) -> bool:
 
 
 def spelled(text: str) -> str:
-    """Letters and digits only, case-folded: "Parse.ly" and /parse-ly/ are both "parsely"."""
+    """Letters and digits only, case-folded: "Quanta.io" and /quanta-io/ are both "quantaio"."""
     return re.sub(r"[\W_]+", "", text.casefold())
 
 

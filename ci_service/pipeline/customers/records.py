@@ -5,9 +5,9 @@ row of partner, reseller or technology-partner logos.
 A record set names customers when its heading says so (customers, clients, trusted by,
 used by, our work, portfolio, references, case studies, in several languages), or when
 the page is of kind ``customer`` and the set has a heading and records that are logos or
-links (a page's rating labels "Ease of Use", "Value for Money" are neither), or when its
+links (a page's rating labels "Setup Time", "Price Fairness" are neither), or when its
 cards each link to the customer story of the client they name, whatever the heading
-("Net Metering Systems" linking to /case-studies/net-metering-systems); a set under a
+("Granite Solar Works" linking to /case-studies/granite-solar-works); a set under a
 heading about partners, integrations, investors, press, awards or the team names none. A
 record set names partners when its heading names partners as a set ("Partners", "Our
 technology partners", "Partnerships", "Resellers", in several languages), not a tagline
@@ -46,7 +46,7 @@ CUSTOMER_HEADING = re.compile(
     re.IGNORECASE,
 )
 # A set of partners: the plural, "partnerships", or "partner" as a heading's last word
-# ("Certified Partner"); "Your partner for smart buildings" is a tagline.
+# ("Certified Partner"); "Your partner for smart kitchens" is a tagline.
 PARTNER_HEADING = re.compile(
     r"\b(?:partners|partnerships?|alliances?|resellers?|distributors?|partenaires|socios|"
     r"aliados|partnere|vertriebspartner|certified (?:partner|by))\b|\bpartner\W*$",
@@ -112,7 +112,7 @@ def customers_and_partners(
 
 def _story_cards(records: list[Record]) -> bool:
     """Cards that each link to the customer story of the client they name
-    (/case-studies/net-metering-systems for "Net Metering Systems")."""
+    (/case-studies/granite-solar-works for "Granite Solar Works")."""
     told = 0
     for record in records:
         link = slug(record.link) if is_story_link(record.link) else ""
@@ -162,7 +162,7 @@ def _owned(text: str, aliases: Sequence[str]) -> bool:
     low = text.casefold()
     if _OWN_WORDS.search(low):
         return True
-    # "Revelation-owned" for Revelation Agency: the name's first word is enough here.
+    # "Acme-owned" for Acme Studio: the name's first word is enough here.
     names = {n for alias in aliases for n in (alias, alias.split()[0]) if len(n) >= 4}
     return any(re.search(rf"\b{re.escape(name)}[- ]owned\b", low) for name in names)
 

@@ -3,11 +3,11 @@
 - A story's opening sentence "Figurehead Toys uses Acme to ..." (a name that opens the
   sentence, then uses / chose / switched to / relies on the company); a count ("10K Teams
   chose Acme") is no customer.
-- A story's headline on a page of customer stories: "How Parse.ly Leverages Acme to ...",
-  "Trice Imaging Gets Better Monitoring With Acme", "Oomnitza Saves 15% Using Acme": one to
+- A story's headline on a page of customer stories: "How Quanta.io Leverages Acme to ...",
+  "Corvid Imaging Gets Better Monitoring With Acme", "Tallyhub Saves 15% Using Acme": one to
   four capitalised words, then a verb of what the story tells (uses, leverages, gets, saves,
   cuts, scales ...), in a heading that names the company or on a story's own page (the
-  page's address, or a link of the page, ends in the name: /customers/viewpost/). A name
+  page's address, or a link of the page, ends in the name: /customers/paperlane/). A name
   that is the company's own, a pronoun or a generic word ("Everyone", "Teams") is none.
 """
 

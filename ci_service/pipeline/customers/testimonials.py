@@ -1,15 +1,15 @@
 """Customers a site's testimonials name: the company of the person quoted.
 
 A testimonial is a quotation (a ``<blockquote>``/``<q>``, or a record of a set whose
-records quote somebody: ``pipeline.records``) with its attribution: "Jess Eddy, Co-founder,
-Phin & Phebes", "— Bob Ferraro, VP of Sales at Tryst Gourmet", "Andreas Romani,
-Geschäftsführer - ideas4hotels", or the person on one line and "Partner, Active
-Ingredients" on the next. The company is a customer when the attribution names a person
+records quote somebody: ``pipeline.records``) with its attribution: "Mira Holt, Co-founder,
+Bramble & Finch", "— Tomas Quill, VP of Sales at Larkspur Foods", "Petra Lindqvist,
+Geschäftsführer - stays4teams", or the person on one line and "Partner, Northwind
+Goods" on the next. The company is a customer when the attribution names a person
 (``people.text.clean_name``) and then a job title (``people.text.clean_title``) before it.
-An attribution without a person ("Operations Manager, Fortune 500 Company"), without a job
+An attribution without a person ("Plant Supervisor, Regional Utility"), without a job
 title ("Jane Roe, Austin, TX") or with more parts than person, title and company names
 none, and neither does a place or the company itself. A company name opens with a capital
-or a digit, or is one word with a digit or a dot in it ("ideas4hotels", "shop.io"). The
+or a digit, or is one word with a digit or a dot in it ("stays4teams", "shop.io"). The
 quote is the attribution as the page's text writes it.
 """
 

@@ -18,23 +18,36 @@ state no plan's price.
 
 from __future__ import annotations
 
+import contextlib
 import re
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass
 
 from ci_service.pipeline.evidence import sentence_at
+from ci_service.pipeline.pricing import currencies
 from ci_service.pipeline.pricing.period_words import period_pattern
 
 _CODES = "USD|EUR|GBP|CHF|CAD|AUD|NZD|JPY|INR|SEK|NOK|DKK|PLN|BRL|MXN|SGD|HKD|ZAR|CNY|CZK|TRY"
+# CLDR's currencies of many languages (``pricing.currencies``), less codes that are words or
+# names on pages ("ALL plans", "AMD Ryzen", "PHP 8").
+_CODES = "|".join(dict.fromkeys([*_CODES.split("|"), *currencies.codes(), "RON", "BGN"]))
+_CODES = "|".join(c for c in _CODES.split("|") if c not in {"ALL", "AMD", "PHP", "GEL", "LAK"})
 _SYMBOLS = {"$": "USD", "US$": "USD", "A$": "AUD", "AU$": "AUD", "C$": "CAD", "CA$": "CAD"}
 _SYMBOLS.update({"NZ$": "NZD", "HK$": "HKD", "S$": "SGD", "R$": "BRL", "€": "EUR", "£": "GBP"})
 _SYMBOLS.update({"¥": "JPY", "₹": "INR"})
-_SYM = r"(?:US|AU|A|CA|C|NZ|HK|S|R)?\$|€|£|¥|₹"
-_NUM = r"\d{1,9}(?:[.,]\d{1,6}){0,4}"
+_SYM = rf"(?:US|AU|A|CA|C|NZ|HK|S|R)?\$|€|£|¥|₹|{currencies.symbol_pattern()}"
+# Thousands apart by a (no-break) space or an apostrophe ("1 250", "1'250"), or by a point
+# or comma; "150,-" is 150 with no cents.
+_GROUPED = r"\d{1,3}(?:[\u00a0\u202f'’]\d{3})+(?:[.,]\d{1,2})?"
+_NUM = rf"{_GROUPED}|\d{{1,9}}(?:[.,]\d{{1,6}}){{0,4}}"
+_SPACED = r"\d{1,3}(?: \d{3})+(?:[.,]\d{1,2})?"  # only before its currency: "1 250 kr"
+_NO_CENTS = r"(?:[.,][-–](?![\w-]))?"
 AMOUNT = re.compile(
     rf"(?:(?P<sym>{_SYM})\s?(?:(?P<symcode>{_CODES})\b\s?)?|\b(?P<code>{_CODES})\s?(?:{_SYM})?\s?)"
-    rf"(?P<num>{_NUM})(?!\d)"
-    rf"|(?<![\w.,$€£¥₹])(?P<num2>{_NUM})\s?(?:(?P<sym2>€|£|\$)|(?P<code2>{_CODES})\b)(?!\s?\d)"
+    rf"(?P<num>{_NUM})(?!\d){_NO_CENTS}"
+    rf"|(?<![\w.,$€£¥₹])(?P<num2>{_SPACED}|{_NUM}){_NO_CENTS}\s?"
+    rf"(?:(?P<sym2>{_SYM})|(?P<code2>{_CODES})\b)(?!\s?\d)"
 )
 # The page's decimal separator ("." or ","), None when the page does not say.
 DECIMAL: ContextVar[str | None] = ContextVar("pricing_decimal", default=None)
@@ -66,6 +79,9 @@ _PERIODS = (
         r"/\s*(?:jahr|an|a\u00f1o|godina|godinu)\b|\bpar an\b|\bannuel(?:le)?\b|"
         r"\bal a\u00f1o\b|\banual\b",
     ),
+    # Abbreviations: "p/m", "p.m.", "pcm", "/mnd" (Dutch), "p/j", "p.a.".
+    ("month", r"\bp\s?/\s?m(?:nd)?\b|\bp\.m\.|\bpcm\b|/\s*mnd\b|\bper\s+mnd\b"),
+    ("year", r"\bp\s?/\s?j\b|\bp\.j\.|\bp\.a\.|\bper\s+annum\b"),
     ("one-time", r"\bone[- ]?time\b|\bonce\b|\blifetime\b|\bone[- ]off\b|\bperpetual\b"),
 )
 _BILLED_YEARLY = re.compile(
@@ -86,15 +102,24 @@ _UNIT = re.compile(
 # "po agentu", "pro Nutzer", "par utilisateur", "por usuario", after the period or not
 # ("19,99 € mesečno po agentu"): the English unit they name.
 _FOREIGN_UNIT = re.compile(
-    r"\b(?:po|pro|je|par|por)\s+(?P<word>korisnik\w*|agent\w*|(?:be)?nutzer\w*|"
-    r"utilisateur\w*|usuario\w*|licenc\w*|lizenz\w*|sedi\u0161t\w*|mest\w*|platz|poste)",
+    r"\b(?:po|pro|je|par|por|per|pr\.?|för|pour)\s+(?P<word>korisnik\w*|agent\w*|"
+    r"(?:be)?nutzer\w*|utilisateur\w*|usuario\w*|usu[aá]rio\w*|utente\w*|gebruiker\w*|"
+    r"användare|bruker\w*|bruger\w*|u[żz]ytkownik\w*|licenc\w*|lizenz\w*|sedi\u0161t\w*|"
+    r"mest\w*|platz|poste|persoon\w*|personne\w*|persona\w*|pessoa\w*|person(?:er)?\b|"
+    r"osob\w*|mitarbeiter\w*|medewerker\w*|employé\w*|empleado\w*|dipendente\w*)",
     re.IGNORECASE,
 )
 _FOREIGN_UNITS = (
-    ("user", r"korisnik|nutzer|benutzer|utilisateur|usuario"),
+    (
+        "user",
+        r"korisnik|nutzer|benutzer|utilisateur|usuario|usu[aá]rio|utente|gebruiker|användare|"
+        r"bruker|bruger|u[żz]ytkownik",
+    ),
     ("agent", r"agent"),
     ("license", r"licenc|lizenz"),
     ("seat", r"sedi\u0161t|mest|platz|poste"),
+    ("person", r"persoon|personne|persona|pessoa|person|osob"),
+    ("employee", r"mitarbeiter|medewerker|employé|empleado|dipendente"),
 )
 _FLAT = re.compile(r"\bflat\b", re.IGNORECASE)
 ON_REQUEST = re.compile(
@@ -183,7 +208,7 @@ class Price:
 
 def number(raw: str, decimal: str | None = None) -> float | None:
     """ "1,000" -> 1000, "49,99" -> 49.99, "1.000,50" -> 1000.5, "0.005" -> 0.005."""
-    raw = (raw or "").strip()
+    raw = re.sub(r"(?<=\d)[ \u00a0\u202f'’](?=\d{3}(?!\d))", "", (raw or "").strip())
     if not re.fullmatch(r"\d+(?:[.,]\d+)*", raw):
         return None
     decimal = decimal or DECIMAL.get()
@@ -224,10 +249,23 @@ def page_decimal(text: str, language: str = "") -> str | None:
     return "," if (language or "").split("-")[0].lower() in COMMA_LANGUAGES else None
 
 
+@contextlib.contextmanager
+def page_money(text: str, language: str = "") -> Iterator[None]:
+    """The page's way of writing money, for the amounts read inside: its decimal separator
+    (:data:`DECIMAL`) and its language (``currencies.LANGUAGE``, for "kr" and the like)."""
+    decimal = DECIMAL.set(page_decimal(text, language))
+    spoken = currencies.LANGUAGE.set(language or "")
+    try:
+        yield
+    finally:
+        currencies.LANGUAGE.reset(spoken)
+        DECIMAL.reset(decimal)
+
+
 def currency_of(match: re.Match[str]) -> str | None:
     code = match.group("symcode") or match.group("code") or match.group("code2")
     symbol = match.group("sym") or match.group("sym2") or ""
-    return (code.upper() if code else None) or _SYMBOLS.get(symbol)
+    return (code.upper() if code else None) or _SYMBOLS.get(symbol) or currencies.code_of(symbol)
 
 
 def amount_of(match: re.Match[str]) -> float | None:
@@ -321,6 +359,8 @@ def prices(line: str, next_line: str = "") -> list[Price]:
         if _DURATION_AFTER.match(line[match.end() :]) and TRIAL.search(line):
             continue  # "$ 2 Week Free Trial": a trial's length under a currency sign
         currency = currency_of(match)
+        if currency is None:
+            continue  # letters that are money only in another language ("10 KM", "6 Ft")
         end = matches[i + 1].start() if i + 1 < len(matches) else len(line)
         after = line[match.end() : end]
         period, unit, yearly = qualifiers(after)

@@ -101,6 +101,7 @@ from ci_service.pipeline.pricing.money import (  # noqa: F401 (re-exported for t
     is_quoted,
     number,
     page_decimal,
+    page_money,
     prices,
     qualifiers,
 )
@@ -370,8 +371,7 @@ def _merge(target: dict[tuple[str, str | None], PlanDraft], plans: list[PlanDraf
 
 def page_plans(page: SitePage) -> list[PlanDraft]:
     """The plans one pricing page states (see the module rules)."""
-    token = DECIMAL.set(page_decimal(page.text, page.language))
-    try:
+    with page_money(page.text, page.language):
         found: dict[tuple[str, str | None], PlanDraft] = {}
         skipped: set[str] = set()
         cards = card_plans(page, skipped) if page.html else []
@@ -383,8 +383,6 @@ def page_plans(page: SitePage) -> list[PlanDraft]:
         prose = _prose_plans(page, skipped)
         _merge(found, [p for p in prose if p.name != "Starting price" or not found])
         return list(found.values())
-    finally:
-        DECIMAL.reset(token)
 
 
 def extract_pricing(snapshot: SiteSnapshot) -> list[PlanDraft]:

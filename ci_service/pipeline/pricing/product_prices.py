@@ -15,7 +15,7 @@ import re
 
 from ci_service.pipeline.evidence import sentences
 from ci_service.pipeline.pricing.drafts import PlanDraft, plans_from_price
-from ci_service.pipeline.pricing.money import DECIMAL, page_decimal, prices
+from ci_service.pipeline.pricing.money import page_money, prices
 from ci_service.pipeline.site import SitePage
 
 MAX_LINE_WORDS = 12
@@ -35,8 +35,7 @@ def product_page_plans(page: SitePage) -> list[PlanDraft]:
     """The one price a product page states, as a plan named after the product."""
     if (page.kind or "") != "product":
         return []
-    token = DECIMAL.set(page_decimal(page.text, page.language))
-    try:
+    with page_money(page.text, page.language):
         found = []
         for line in sentences(page.text):
             line = " ".join(line.split())
@@ -44,8 +43,6 @@ def product_page_plans(page: SitePage) -> list[PlanDraft]:
                 continue
             for price in prices(line):  # none in a quotation or shop plumbing
                 found.append((line, price))
-    finally:
-        DECIMAL.reset(token)
     amounts = {(p.amount, p.currency) for _line, p in found}
     if len(amounts) != 1:
         return []

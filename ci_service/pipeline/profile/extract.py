@@ -171,7 +171,7 @@ def _brand(snapshot: SiteSnapshot) -> str | None:
 
 def _aliases(snapshot: SiteSnapshot, company_name: str) -> list[str]:
     entered = company_name.strip()
-    # "Acme, Inc. (formerly Netuitive)", "Agigen (Agile Generation AB)": each name apart.
+    # "Acme, Inc. (formerly Oldname)", "Nordlys (Nordlys Digital AB)": each name apart.
     outside = " ".join(_BRACKETED.sub(" ", entered).split())
     inside = [_FORMERLY.sub("", part).strip() for part in _BRACKETED.findall(entered)]
     names = {entered, _LEGAL.sub("", entered), outside, _LEGAL.sub("", outside), *inside}
