@@ -134,3 +134,12 @@ def test_a_cards_own_list_and_a_tagline_name_no_customers_or_partners():
     )
     assert not {"Setup Time", "Support", "Value"} & {name for name, _ in customers}
     assert partners == []
+
+
+def test_a_page_of_its_own_in_a_partners_folder_names_that_partner():
+    html = """<html><body><main><h1>Acme and Fieldly make a great team</h1>
+      <p>Already using Fieldly's job management platform? Add Acme.</p></main></body></html>"""
+    found = page_customers(site_page("/partners/fieldly/", html, kind="product"), 2, ACME)
+    assert found.partners == [("Fieldly", "Acme and Fieldly make a great team")]
+    # Elsewhere the same page names no partner.
+    assert page_customers(site_page("/blog/fieldly/", html, kind="post"), 2, ACME).partners == []

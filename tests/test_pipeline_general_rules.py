@@ -351,3 +351,21 @@ def test_plans_take_the_names_the_comparison_table_gives_them():
         "Automate your team",
         "per user / month",
     }
+
+
+def test_a_grid_of_members_speakers_or_customers_is_no_team_but_team_members_are():
+    from ci_service.pipeline.people.records import people_in_records
+
+    def grid(heading):
+        cards = "".join(
+            f'<div class="m"><h4>{name}</h4><p>{title}</p></div>'
+            for name, title in (("Ana Ruiz", "Designer"), ("Li Wei", "Developer"),
+                                ("Tom Berg", "Product Manager"))
+        )  # fmt: skip
+        return f"<html><body><main><h2>{heading}</h2><div>{cards}</div></main></body></html>"
+
+    for heading in ("Nos membres", "Our speakers", "Meet the community", "Unsere Kunden"):
+        assert people_in_records(grid(heading), "https://acme.example/", set(), True) == []
+    for heading in ("Team members", "Les membres de l'équipe", "Our people"):
+        found = people_in_records(grid(heading), "https://acme.example/", set(), True)
+        assert [name for name, _title in found] == ["Ana Ruiz", "Li Wei", "Tom Berg"]

@@ -225,6 +225,17 @@ def test_json_ld_offers_cite_the_sentence_with_the_price():
     assert hidden.cite is None  # the page never states it: dropped when saved
 
 
+def test_a_json_ld_offer_without_a_period_takes_the_one_its_sentence_states():
+    json_ld = [{"@type": "Product", "name": "Vaultly",
+                "offers": {"@type": "Offer", "name": "Vaultly", "price": "2400",
+                           "priceCurrency": "EUR"}}]  # fmt: skip
+    text = "Prezzo\nLicenza perpetua: 2.400 € una tantum per postazione, IVA esclusa."
+    made = page("/vaultly/", text=text, json_ld=json_ld)
+    made.language = "it"
+    (plan,) = page_plans(made)
+    assert (plan.price, plan.period, plan.unit) == (2400.0, "one-time", "per seat")
+
+
 def test_sentences_name_plans_and_from_prices():
     text = (
         "You will pay $1,000/month (Zephyr) or $2,500/month (Linux) for updates.\n"

@@ -328,6 +328,9 @@ def test_a_post_or_home_page_testimonial_names_no_customer():
         ("", "Free Online Quiz Tool - Easily Create Quizzes | Acme", "Online quiz tool"),
         ("Acme CRM software for small shops.", "Acme | The #1 CRM", "CRM software"),
         ("", "Acme | The #1 CRM for startups", "CRM"),
+        ("", "Acme, the complete solution for scheduling meetings",
+         "Solution for scheduling meetings"),
+        ("", "Acme, the platform for building", None),  # a verb alone says nothing
     ],
 )  # fmt: skip
 def test_industry_from_the_home_pages_description_or_title(description, title, industry):
@@ -432,3 +435,20 @@ def test_the_sites_own_name_from_its_titles_speaks_for_the_company():
     found = learn(*pages, company="Globex")
     assert found["headquarters"] == "Leeds, UK"
     assert found["industry"] == "Payroll software"  # not "Globex cloud"
+
+
+@pytest.mark.parametrize(
+    ("written", "entered"), [("Cafe Nuvo", "Café Nuvo"), ("Café Nuvo", "Cafe Nuvo")]
+)
+def test_the_company_is_named_with_or_without_its_accents(written, entered):
+    described = f"{written} is a location marketing platform."
+    home = page("/", "Welcome.", "Home", description=described)
+    assert learn(home, company=entered).get("industry") == "Location marketing platform"
+    assert learn(home, company="Zeta").get("industry") is None
+
+
+def test_where_a_station_or_a_store_is_located_is_no_headquarters():
+    about = page("/about/", "Our main station is located in Harborview. We rent cars.", "About")
+    assert learn(about).get("headquarters") is None
+    about = page("/about/", "We are located in Leeds. We rent cars.", "About")
+    assert learn(about).get("headquarters") == "Leeds"

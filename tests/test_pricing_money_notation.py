@@ -31,6 +31,9 @@ def _read(line: str, language: str = "") -> list[tuple[float, str | None, str | 
         ("£29 pcm", "en", [(29.0, "GBP", "month")]),
         ("€ 300 p.a.", "de", [(300.0, "EUR", "year")]),
         ("1\u00a0250 € / an", "fr", [(1250.0, "EUR", "year")]),
+        ("Licenza perpetua: 2.400 € una tantum", "it", [(2400.0, "EUR", "one-time")]),
+        ("199 € einmalige Einrichtung", "de", [(199.0, "EUR", "one-time")]),
+        ("€ 99 eenmalig", "nl", [(99.0, "EUR", "one-time")]),
     ],
 )
 def test_money_as_each_language_writes_it(line, language, expected):
@@ -60,8 +63,15 @@ def test_spaced_thousands_only_before_their_currency():
         ("99 kr pr. bruger", "per user"),
         ("€ 12 par utilisateur", "per user"),
         ("€ 30 pro Mitarbeiter", "per employee"),
+        ("2.400 € per postazione", "per seat"),
     ],
 )
 def test_the_unit_a_price_is_for_in_other_languages(line, unit):
     with page_money(line, "da" if "kr" in line else ""):
         assert [p.unit for p in prices(line)] == [unit]
+
+
+def test_an_overage_rate_is_not_the_plans_price():
+    assert _read("$0.005 per additional invoke", "en") == []
+    assert _read("$5 for each extra seat", "en") == []
+    assert _read("$50 month", "en") == [(50.0, "USD", "month")]

@@ -92,6 +92,10 @@ def _price_fact(fact: dict[str, Any]) -> Fact:
     # "Professional (billed monthly)": the name before a writer's qualifier in brackets.
     name = fact.get("planMatch") or re.escape(fact["plan"].split(" (")[0].strip())
     patterns = [rf'"name": "[^"]*?(?:{name})']
+    if fact.get("match") and not fact.get("planMatch"):
+        # The README's ``match``: what the stored plan's text must contain, for a plan the
+        # page names in other words ("Small (50 minutes)" stored as "50 minutes").
+        patterns = list(_patterns(fact, fact["plan"]))
     if fact.get("onRequest"):
         patterns.append(r'"onRequest": true')
         shown = "on request"

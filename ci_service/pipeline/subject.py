@@ -2,9 +2,9 @@
 "we", "our", "the company"), or someone else ("Foundation X was founded in 1995 ...",
 "Before Acme, Jane co-founded ...").
 
-- ``about_us``: a company name (compared also without dots, dashes and apostrophes:
-  "Acme.io" is "acmeio", "Ac-me" is "acme"), or with ``first_person`` "we / our / us / the
-  company", occurs in the text.
+- ``about_us``: a company name (compared also without dots, dashes, apostrophes and
+  accents: "Acme.io" is "acmeio", "Ac-me" is "acme", "Café" is "cafe"), or with
+  ``first_person`` "we / our / us / the company", occurs in the text.
 - ``subject_before``: the words of the sentence before a position (a sentence ends at
   ". " before a capital, as ``pipeline.evidence`` splits them, so "Acme, Inc. has" stays one).
 - ``names_another``: the last name before a match (a run of capitalised words, less
@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import re
+import unicodedata
 
 FIRST_PERSON = re.compile(r"\b(?:we|our|us|the company)\b", re.I)
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+(?=[\"'“(\[]?[A-Z0-9£$€])|\n")
@@ -38,7 +39,15 @@ _ABOUT_LINE = re.compile(r"^[ \t]*About[ \t]+([^\n]{2,60}?)[ \t]*:?[ \t]*$", re.
 
 
 def squash(text: str) -> str:
-    return _SQUASH.sub("", text.casefold())
+    """Case-folded, without dots, dashes, apostrophes and accents ("Café" is "cafe")."""
+    decomposed = unicodedata.normalize("NFKD", text.casefold())
+    return _SQUASH.sub("", "".join(c for c in decomposed if not unicodedata.combining(c)))
+
+
+def unaccented(text: str) -> str:
+    """``text`` with each accented letter as its base letter, one character for one, so
+    that a match's positions are the text's ("Café is" -> "Cafe is")."""
+    return "".join(unicodedata.normalize("NFKD", c)[:1] or c for c in text)
 
 
 def about_us(text: str, aliases: list[str], first_person: bool = False) -> bool:

@@ -6,7 +6,8 @@ profile pages; story headlines on customer-story pages; logo walls and partner r
 and on the home page, and on any other page (not a post, a legal or a careers page) the
 cards that link to their customer stories; testimonials on the home, about, product,
 pricing and customer-story pages, unless the page is about partners, the press or
-investors (their quotes are not customers'). The names come in that order: a story names a
+investors (their quotes are not customers'); a page of its own in a partners folder
+(/partners/<name>/) names that partner. The names come in that order: a story names a
 customer more surely than a logo, a logo more surely than a testimonial.
 """
 
@@ -16,7 +17,7 @@ import re
 from dataclasses import dataclass, field
 
 from ci_service.pipeline import page_kind_names as kinds
-from ci_service.pipeline.customers.pages import is_customer_page, path_segments
+from ci_service.pipeline.customers.pages import is_customer_page, partner_page, path_segments
 from ci_service.pipeline.customers.records import Named, customers_and_partners
 from ci_service.pipeline.customers.stories import customers_using_us, story_headlines
 from ci_service.pipeline.customers.testimonials import testimonial_customers
@@ -58,6 +59,8 @@ def page_customers(page: SitePage, rank: int, aliases: list[str]) -> PageCustome
         named = customers_and_partners(page, aliases, stories_only=True)
         found.customers.extend(named.customers)
         found.owned.extend(named.owned)
+    if partner := partner_page(page):
+        found.partners.append(partner)
     where = " ".join([page.title or "", *path_segments(page.url)])
     if (page.kind or "") in _TESTIMONIAL_KINDS and not _NOT_CUSTOMERS_PAGE.search(where):
         found.customers.extend(testimonial_customers(page, aliases))

@@ -1,17 +1,19 @@
 """People read from a page's repeated records (``pipeline.records``): a team grid.
 
 A record set is a team when most of its records are named like people and either most of
-them carry a title in their first lines, or the page is about the team (by kind) and the
-set is the page's people: a grid of names without titles. In a titled grid on a page
-about the team a first name alone ("Maja", "CTO & Co-Founder") is a person; the title may
-be any short one the site states on a page about the team, and must be a standard job
-title elsewhere. A name written in lower case that the stylesheet capitalizes ("jane
-roe") takes the capitals the page shows. In an untitled grid a name needs two words and
-its record nothing else (no link text, date or line). A set of cards with a person's full
-name and a phone number or e-mail address each is a staff directory in any language; the
-title is the card's short line that is neither. A set under a heading that says its
-people have left (former, alumni, past, in memoriam) is not the company's people, and
-neither is a set of quotations (testimonials, reviews): the people quoted are customers.
+them carry a title in their first lines, or the page is about the team (by kind) and the set
+is the page's people: a grid of names without titles. In a titled grid on a page about the
+team a first name alone ("Maja", "CTO & Co-Founder") is a person; the title may be any short
+one the site states on a page about the team, and must be a standard job title elsewhere. A
+set under a heading about people who are not the company's (customers, members, community,
+students, speakers, investors, reviews, patients, in several languages, and no team word) names
+none of its people. A name written in lower case that the stylesheet capitalizes ("jane roe")
+takes the capitals the page shows. In an untitled grid a name needs two words and its record
+nothing else (no link text, date or line). A set of cards with a person's full name and a
+phone number or e-mail address each is a staff directory in any language; the title is the
+card's short line that is neither. A set under a heading that says its people have left
+(former, alumni, past, in memoriam) is not the company's people, and neither is a set of
+quotations (testimonials, reviews): the people quoted are customers.
 """
 
 from __future__ import annotations
@@ -38,6 +40,30 @@ _CONTACT_LINE = re.compile(r"@[\w-]+\.\w|\+?\d[\d\s()./-]{6,}\d")
 _GONE = re.compile(
     r"\b(?:former|alumni|alumnae|past|previous|in memoriam|ehemalige|anciens?|antiguos?|"
     r"voormalige|tidigare|bivši|ex-)\b",
+    re.IGNORECASE,
+)
+
+
+# A set of people who are not the company's: its customers, members, community, students,
+# speakers, investors, partners, the press (English, French, German, Spanish, Dutch,
+# Swedish, Italian).
+_NOT_STAFF = re.compile(
+    r"\b(?:customers?|clients?|testimonials?|reviews?|members?|membres|mitglieder|miembros|"
+    r"leden|medlemmar|membri|community|communauté|comunidad|gemeenschap|coworkers?|"
+    r"résidents?|residents?|students?|étudiants?|studenten|estudiantes|graduates?|speakers?|"
+    r"intervenants?|referenten|ponentes|sprekers|talare|relatori|investors?|investisseurs|"
+    r"investoren|inversores|sponsors?|press|presse|prensa|guests?|"
+    r"invités|participants?|teilnehmer|kunden|klanten|kunder|clientes|clienti|avis|"
+    r"bewertungen|reseñas|recensies|recensioner|recensioni|patients?|patiënten|patienten|"
+    r"pacientes|pazienti)\b",
+    re.IGNORECASE,
+)
+
+
+# "Team members", "Les membres de l'équipe", "Board members": the company's people.
+_TEAM_WORD = re.compile(
+    r"\b(?:team|teams|staff|board|crew|équipe|equipo|equipe|mitarbeiter|medewerkers|personal|"
+    r"personeel|personalen|bestuur|vorstand|directie)\b",
     re.IGNORECASE,
 )
 
@@ -111,6 +137,8 @@ def people_in_records(
     for found in record_sets(html, base):
         if _GONE.search(found.heading) or _quotations(found.records):
             continue
+        if _NOT_STAFF.search(found.heading) and not _TEAM_WORD.search(found.heading):
+            continue  # customers, members, speakers ...: people, not the company's
         full = [(clean_name(r.name, exclude), r) for r in found.records]
         first = [
             (

@@ -83,6 +83,13 @@ _PERIODS = (
     ("month", r"\bp\s?/\s?m(?:nd)?\b|\bp\.m\.|\bpcm\b|/\s*mnd\b|\bper\s+mnd\b"),
     ("year", r"\bp\s?/\s?j\b|\bp\.j\.|\bp\.a\.|\bper\s+annum\b"),
     ("one-time", r"\bone[- ]?time\b|\bonce\b|\blifetime\b|\bone[- ]off\b|\bperpetual\b"),
+    # Italian, German, French, Spanish, Portuguese, Dutch, Swedish, Polish: "once", "perpetual".
+    (
+        "one-time",
+        r"\buna[ \t]+tantum\b|\beinmalig\w*|\bpaiement[ \t]+unique\b|\b(?:pago|pagamento)[ \t]+"
+        r"[úu]nico\b|\beenmalig\w*|\beng[åa]ngs\w*|\bjednorazow\w*|\bperpetu[ao]\b|"
+        r"\bperp[ée]tuel(?:le)?\b|\bdauerhaft\w*",
+    ),
 )
 _BILLED_YEARLY = re.compile(
     r"\b(?:billed|paid|charged|invoiced)\s+(?:annually|yearly|per year|every year)\b", re.I
@@ -105,7 +112,7 @@ _FOREIGN_UNIT = re.compile(
     r"\b(?:po|pro|je|par|por|per|pr\.?|för|pour)\s+(?P<word>korisnik\w*|agent\w*|"
     r"(?:be)?nutzer\w*|utilisateur\w*|usuario\w*|usu[aá]rio\w*|utente\w*|gebruiker\w*|"
     r"användare|bruker\w*|bruger\w*|u[żz]ytkownik\w*|licenc\w*|lizenz\w*|sedi\u0161t\w*|"
-    r"mest\w*|platz|poste|persoon\w*|personne\w*|persona\w*|pessoa\w*|person(?:er)?\b|"
+    r"mest\w*|platz|poste|postazion\w*|arbeitspl[aä]tz\w*|persoon\w*|personne\w*|persona\w*|pessoa\w*|person(?:er)?\b|"
     r"osob\w*|mitarbeiter\w*|medewerker\w*|employé\w*|empleado\w*|dipendente\w*)",
     re.IGNORECASE,
 )
@@ -117,7 +124,7 @@ _FOREIGN_UNITS = (
     ),
     ("agent", r"agent"),
     ("license", r"licenc|lizenz"),
-    ("seat", r"sedi\u0161t|mest|platz|poste"),
+    ("seat", r"sedi\u0161t|mest|platz|poste|postazion|arbeitspl"),
     ("person", r"persoon|personne|persona|pessoa|person|osob"),
     ("employee", r"mitarbeiter|medewerker|employé|empleado|dipendente"),
 )
@@ -172,6 +179,12 @@ NOT_A_PRICE_AFTER = re.compile(
     r"^\W*(?:[^\s$€£]+\s+){0,3}?(?:in\s+)?(?:revenue|sales|salary|salaries|income|profit|"
     r"earnings|ARR|MRR|funding|seed|series\s+[A-E]\b|valuation|raised|grants?|prizes?|"
     r"saved|savings|in\s+damages|market|budget)\b",
+    re.IGNORECASE,
+)
+# An amount followed by these words is what more of something costs on top of a plan.
+_ADD_ON_AFTER = re.compile(
+    r"^\W*(?:(?:per|for\s+each|each|/|a|an)\s+(?:additional|extra|further)\b|"
+    r"(?:overage|surcharge|add-?on)\b)",
     re.IGNORECASE,
 )
 # An amount right after these words is an old price or a saving, not what the plan costs.
@@ -356,6 +369,8 @@ def prices(line: str, next_line: str = "") -> list[Price]:
             continue
         if NOT_A_PRICE_AFTER.match(line[match.end() : match.end() + 60]):
             continue
+        if _ADD_ON_AFTER.match(line[match.end() : match.end() + 60]):
+            continue  # "$0.005 per additional invoke": an overage rate, not the plan's price
         if _DURATION_AFTER.match(line[match.end() :]) and TRIAL.search(line):
             continue  # "$ 2 Week Free Trial": a trial's length under a currency sign
         currency = currency_of(match)

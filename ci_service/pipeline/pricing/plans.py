@@ -244,6 +244,11 @@ def _jsonld_plans(page: SitePage) -> list[PlanDraft]:
         currency = offer.get("priceCurrency") or spec.get("priceCurrency")
         currency = currency.upper()[:8] if isinstance(currency, str) and currency else None
         quote = amount_quote(page.text, amount, name)
+        if period is None and unit is None and quote:
+            # The offer says no period; the page's sentence with the amount may ("2.400 €
+            # una tantum per postazione").
+            said = next((p for p in prices(quote) if p.amount == amount), None)
+            period, unit = (said.period, said.unit) if said else (None, None)
         found = [Price(amount, currency, period, unit, f"{raw} {currency or ''}".strip())]
         soon = _PRE_ORDER.search(str(offer.get("availability") or "")) is not None
         out += plans_from_price(name.strip()[:200], found, page.url, quote, coming_soon=soon)
@@ -351,7 +356,11 @@ _NOT_A_PLAN_NAME = re.compile(r"\W*(?:\d[\d\s.,:/%×x+-]*(?:[kmgtp]i?b|bytes?)?)
 # Words that lead, badge or qualify a price ("per user / month"), not a plan's name.
 _PRICE_WORDS = re.compile(
     r"\W*(?:from|only|just|starting(?:\s+(?:at|from))?|prices?|pricing|plans?|costs?|total|"
-    r"new|(?:most\s+)?popular|recommended|best\s+value|(?:per|billed|paid)\b.*|/.*)\W*",
+    r"new|(?:most\s+)?popular|recommended|best\s+value|(?:per|billed|paid)\b.*|/.*|"
+    # "Price" and "from" in other languages: Italian, German, French, Spanish, Portuguese,
+    # Dutch, Scandinavian, Slavic
+    r"prezz[oi]|preis(?:e)?|prix|tarifs?|tarife?|precios?|preços?|prijs(?:en)?|priser?|"
+    r"cen[aey]|cijen[ae]|kosten|ab|à\s+partir\s+de|a\s+partir\s+de|desde|vanaf|da)\W*",
     re.I,
 )
 

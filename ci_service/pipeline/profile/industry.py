@@ -6,14 +6,16 @@ default. A company describes itself in a few set phrasings:
 - "We are a <descriptor>", "Acme / We build / make / develop / provide / offer / create
   <descriptor>" on profile pages and the home page;
 - the home page's meta description ("Acme is a simple online survey tool ...", or a bare
-  "Accounting software that ...") and, last, a segment of its title.
+  "Accounting software that ..."), its title in those phrasings ("Acme, the complete
+  solution for scheduling meetings") and, last, a segment of its title.
 
 The descriptor is the noun phrase up to its head noun (software, platform, tool, provider,
 company, ...): "a provider / developer / maker of X" gives X; "a <words> company / startup /
 firm" gives the words; praise ("simple", "leading", "cloud-based", "venture-backed") is
 dropped, and a phrase left with only generic words ("a powerful platform", "a startup") is
 no industry. "software for research and development" keeps its "for" domain when the words
-before the head are generic, unless it names an audience ("tools for engineering teams").
+before the head are generic, unless it names an audience ("tools for engineering teams") or
+is a verb alone ("a platform for building"; "solution for scheduling meetings" is one).
 Testimonials (sentences in quotation marks) are not the company speaking. Order: sentences
 of profile and home pages, then the meta description, then sentences of other pages, then
 the home title; the sentence is the quote (the meta description and title cite the page).
@@ -26,7 +28,7 @@ import re
 from ci_service.pipeline.evidence import Cite, sentence_at
 from ci_service.pipeline.profile.rules import COPYRIGHT, MAX_MATCHES, MAX_TEXT, Candidate
 from ci_service.pipeline.site import SitePage
-from ci_service.pipeline.subject import about_blocks, squash
+from ci_service.pipeline.subject import about_blocks, squash, unaccented
 
 MAX_LABEL = 80
 _TOKEN = re.compile(r"[A-Za-z0-9#](?:[\w'’&/+#-]|\.(?=\w))*|[^\w\s]")  # "Node.js", not "x."
@@ -124,8 +126,10 @@ def descriptor(rest: str, strict: bool = False) -> str | None:
         domain = [w for w in tail if w.casefold() not in _FILLER]
         if follow != "for" or not domain or domain[-1].casefold() in _AUDIENCE:
             return None
-        if domain[0].casefold().endswith("ing") or head.casefold() in _NAME_HEADS:
+        if head.casefold() in _NAME_HEADS:
             return None
+        if domain[0].casefold().endswith("ing") and len(domain) < 2:
+            return None  # "a platform for building": what it builds is not said
         words = [head, "for", *domain]
     return _label(words)
 
@@ -142,8 +146,12 @@ def _label(words: list[str]) -> str | None:
 
 
 def _alias_pattern(aliases: list[str]) -> str:
-    """The company's names, with or without their dots and dashes ("Acme.io", "acmeio")."""
-    forms = sorted({squash(a) for a in aliases if len(squash(a)) >= 3}, key=len, reverse=True)
+    """The company's names, with or without their dots and dashes ("Acme.io", "acmeio"),
+    without accents: the text is matched without its accents too (``unaccented``)."""
+    spelled = {squash(a) for a in aliases} | {
+        re.sub(r"[.\-_'’·]", "", a.casefold()) for a in aliases
+    }
+    forms = sorted({f for f in spelled if len(f) >= 3}, key=len, reverse=True)
     return "|".join(r"[.\-'’]?".join(map(re.escape, form)) for form in forms)
 
 
@@ -161,7 +169,7 @@ def _rules(aliases: list[str]) -> list[tuple[re.Pattern[str], bool]]:
     if names:
         rules += [
             (rf"(?<![\w.])(?:{names}){legal}[ \t]+(?:is|was)[ \t]+(?:a|an|the)[ \t]+", False),
-            (rf"(?<![\w.])(?:{names}){legal}[ \t]*,[ \t]+(?:a|an)[ \t]+", False),
+            (rf"(?<![\w.])(?:{names}){legal}[ \t]*,[ \t]+(?:a|an|the)[ \t]+", False),
             (rf"(?<![\w.])(?:{names}){legal}[ \t]+(?:builds|makes|develops|provides|offers|creates)"
              r"[ \t]+", True),
         ]  # fmt: skip
@@ -185,7 +193,7 @@ def industry_candidates(
     for pattern, home_only in _rules(aliases):
         if home_only and rank > 1:
             continue
-        for match in list(pattern.finditer(text))[:MAX_MATCHES]:
+        for match in list(pattern.finditer(unaccented(text)))[:MAX_MATCHES]:
             sentence = sentence_at(text, match.start(), match.end())
             before = text[max(0, match.start() - 30) : match.start()]
             if (
@@ -211,13 +219,19 @@ def _home_candidates(page: SitePage, index: int, aliases: list[str]) -> list[Can
     description = " ".join((page.description or "").split())
     label = None
     for pattern, _home_only in _rules(aliases):
-        if match := pattern.search(description):
+        if match := pattern.search(unaccented(description)):
             label = descriptor(description[match.end() :])
             break
     else:
         label = _bare(description, aliases)
     if label and not _named(label, aliases):
         found.append(Candidate("industry", label, None, (1, 1, index, 0), page.url))
+    title = " ".join((page.title or "").split())
+    for pattern, _home_only in _rules(aliases):  # "Acme, the scheduling tool for teams"
+        match = pattern.search(unaccented(title))
+        if match and (label := descriptor(title[match.end() :])) and not _named(label, aliases):
+            found.append(Candidate("industry", label, None, (2, 1, index, 0), page.url))
+            break
     parts = [p for p in TITLE_PARTS.split(page.title or "")[:4] if p]
     for part in parts:
         if not any(squash(a) in squash(part) for a in aliases):

@@ -101,9 +101,13 @@ _HQ_RULES = (  # (priority, pattern with the place (or an address) as group 1, s
     (3, rf"\b(?i:offices[ \t]+in)[ \t]+{_PLACE}", 0),
 )
 _HQ = [(p, re.compile(rx), strict) for p, rx, strict in _HQ_RULES]
-# "our data center is located in Frankfurt": where something else is, not the company.
+# "our data center is located in Frankfurt", "our main station is located in ...": where
+# something else is (a site, a branch, a depot), not the company.
 _NOT_SITE = re.compile(
-    r"\b(?:data|servers?|cent(?:er|re)s?|hosting|customers?|users?|clients?)\b", re.I
+    r"\b(?:data|servers?|cent(?:er|re)s?|hosting|customers?|users?|clients?|stations?|"
+    r"stores?|shops?|warehouses?|branch(?:es)?|depots?|factor(?:y|ies)|plants?|outlets?|"
+    r"showrooms?|pick-?up|branches|franchises?)\b",
+    re.I,
 )
 _EMPLOYEE_WORDS = r"(?:full[- ]time[ \t]+)?(?:employees|staff|team members|colleagues|staffers)"
 _QUALIFIER = r"(?:(over|more than|about|around|nearly|almost|approximately)[ \t]+)?"
