@@ -369,3 +369,13 @@ def test_a_grid_of_members_speakers_or_customers_is_no_team_but_team_members_are
     for heading in ("Team members", "Les membres de l'équipe", "Our people"):
         found = people_in_records(grid(heading), "https://acme.example/", set(), True)
         assert [name for name, _title in found] == ["Ana Ruiz", "Li Wei", "Tom Berg"]
+
+
+def test_job_titles_in_more_languages():
+    from ci_service.pipeline.people.text import clean_name, clean_title
+
+    for title in ("Tandarts", "Oprichter", "Medgrundare & VD", "Amministratore delegato",
+                  "Daglig leder", "Założyciel"):  # fmt: skip
+        assert clean_title(title) == title
+    assert clean_title("Chef") is None  # a cook as often as a boss
+    assert clean_name("Daglig Leder") is None  # a title is no person's name

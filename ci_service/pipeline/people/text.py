@@ -46,7 +46,14 @@ ROLE_WORDS = frozenset(
     programer dizajner savetnik savjetnik geschäftsführer geschäftsführerin gründer
     gründerin mitgründer leiter leiterin vorstand fondateur fondatrice cofondateur directeur
     directrice président présidente responsable fundador fundadora cofundador director
-    directora presidente gerente jefe""".split()
+    directora presidente gerente jefe
+    oprichter medeoprichter eigenaar eigenaresse zaakvoerder directeur bestuurder tandarts
+    mondhygiënist mondhygienist praktijkmanager praktijkhouder adviseur ontwikkelaar
+    grundare medgrundare vd ägare utvecklare säljchef ansvarig rådgivare konsult
+    gründer daglig leder rådgiver konsulent utvikler grundlægger direktør ejer udvikler
+    fondatore cofondatore amministratore titolare socio sviluppatore consulente
+    fundadora sócio sócia diretor diretora desenvolvedor założyciel prezes dyrektor
+    kierownik właściciel""".split()
 )
 # Words a title may hold besides job-title words (also lower-case, "Head of product").
 TITLE_WORDS = frozenset(
@@ -68,6 +75,7 @@ TITLE_WORDS = frozenset(
     research development r d
     tehnički izvršni finansijski finansijska generalni generalna glavni glavna operativni
     komercijalni prodaje marketinga razvoja technischer kaufmännischer technique général
+    delegato delegata daglig
     générale ejecutivo técnico general""".split()
 )
 _FUNCTION_WORDS = frozenset("of for and the in to a an on at".split())
