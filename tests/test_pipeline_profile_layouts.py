@@ -452,4 +452,3 @@ def test_where_a_station_or_a_store_is_located_is_no_headquarters():
     assert learn(about).get("headquarters") is None
     about = page("/about/", "We are located in Leeds. We rent cars.", "About")
     assert learn(about).get("headquarters") == "Leeds"
-
