@@ -452,3 +452,27 @@ def test_where_a_station_or_a_store_is_located_is_no_headquarters():
     assert learn(about).get("headquarters") is None
     about = page("/about/", "We are located in Leeds. We rent cars.", "About")
     assert learn(about).get("headquarters") == "Leeds"
+
+
+@pytest.mark.parametrize(
+    ("language", "text", "industry"),
+    [
+        ("de", "Acme ist eine führende Agentur für digitales Marketing in München.",
+         "Agentur für digitales Marketing"),
+        ("de", "Acme ist ein Softwareunternehmen aus Berlin.", "Softwareunternehmen"),
+        ("fr", "Nous sommes une agence de marketing digital basée à Lyon.",
+         "Agence de marketing digital"),
+        ("nl", "Acme is een tandartspraktijk in Hulst.", "Tandartspraktijk"),
+        ("sv", "Vi är ett bemanningsföretag som hjälper nyanlända.", "Bemanningsföretag"),
+        ("it", "Acme è una azienda di consulenza informatica con sede a Milano.",
+         "Azienda di consulenza informatica"),
+        ("es", "Somos una plataforma de gestión de reservas para hoteles.",
+         "Plataforma de gestión de reservas"),
+        ("de", "Acme ist ein junges Team aus Köln.", None),  # no trade named
+        ("en", "Acme ist eine Agentur.", None),  # read in the page's own language only
+    ],
+)  # fmt: skip
+def test_industry_from_what_the_company_says_it_is_in_other_languages(language, text, industry):
+    about = page("/about/", text, "About")
+    about.language = language
+    assert learn(about).get("industry") == industry

@@ -24,8 +24,10 @@ the home title; the sentence is the quote (the meta description and title cite t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from ci_service.pipeline.evidence import Cite, sentence_at
+from ci_service.pipeline.profile import industry_languages as languages
 from ci_service.pipeline.profile.rules import COPYRIGHT, MAX_MATCHES, MAX_TEXT, Candidate
 from ci_service.pipeline.site import SitePage
 from ci_service.pipeline.subject import about_blocks, squash, unaccented
@@ -155,9 +157,28 @@ def _alias_pattern(aliases: list[str]) -> str:
     return "|".join(r"[.\-'’]?".join(map(re.escape, form)) for form in forms)
 
 
-def _rules(aliases: list[str]) -> list[tuple[re.Pattern[str], bool]]:
-    """(pattern whose match ends where the descriptor starts, profile and home pages only)."""
+Reader = Callable[[str, bool], "str | None"]  # (text after the match, strict) -> industry
+
+
+def _rules(aliases: list[str], language: str = "") -> list[tuple[re.Pattern[str], bool, Reader]]:
+    """(pattern whose match ends where the descriptor starts, profile and home pages only,
+    the descriptor's reader): the English phrasings, and the page's language's
+    (``profile.industry_languages``; only where the company is surely the subject)."""
     names = _alias_pattern(aliases)
+    spoken = languages.language_of(language)
+
+    def foreign(rest: str, strict: bool) -> str | None:
+        return None if strict else languages.descriptor(spoken, rest)
+
+    english = [(re.compile(rx, re.I), home_only, descriptor) for rx, home_only in _english(names)]
+    # The text is matched without its accents ("vi är" as "vi ar"), so are the phrasings.
+    return english + [
+        (re.compile(unaccented(rx), re.I), home_only, foreign)
+        for rx, home_only in languages.phrasings(spoken, names)
+    ]
+
+
+def _english(names: str) -> list[tuple[str, bool]]:
     # "Acme Software, Inc.": the name, more words of it, a legal suffix
     legal = (
         r"(?-i:(?:[ \t]+[A-Z][\w.-]*){0,2})(?:,?[ \t]+(?:Inc|Ltd|LLC|GmbH|Corp|Co|Limited|plc)\.?)?"
@@ -173,7 +194,7 @@ def _rules(aliases: list[str]) -> list[tuple[re.Pattern[str], bool]]:
             (rf"(?<![\w.])(?:{names}){legal}[ \t]+(?:builds|makes|develops|provides|offers|creates)"
              r"[ \t]+", True),
         ]  # fmt: skip
-    return [(re.compile(rx, re.I), home_only) for rx, home_only in rules]
+    return rules
 
 
 _PREPOSITION = re.compile(
@@ -190,7 +211,7 @@ def industry_candidates(
     # Elsewhere than profile and home pages (a blog post: "Acme is a complex system") only
     # "a provider of X", "an X company" or the "About Acme" boilerplate say what it is.
     blocks = about_blocks(text, aliases)
-    for pattern, home_only in _rules(aliases):
+    for pattern, home_only, read in _rules(aliases, page.language):
         if home_only and rank > 1:
             continue
         for match in list(pattern.finditer(unaccented(text)))[:MAX_MATCHES]:
@@ -203,7 +224,7 @@ def industry_candidates(
             ):
                 continue  # a testimonial, a footer, "tools like Acme, a ..."
             strict = rank > 1 and not any(a <= match.start() < b for a, b in blocks)
-            if (label := descriptor(text[match.end() :], strict)) and not _named(label, aliases):
+            if (label := read(text[match.end() :], strict)) and not _named(label, aliases):
                 order = (0 if rank <= 1 else 2, rank, index, match.start())
                 found.append(
                     Candidate("industry", label, Cite(page.url, sentence), order, page.url)
@@ -218,18 +239,18 @@ def _home_candidates(page: SitePage, index: int, aliases: list[str]) -> list[Can
     found = []
     description = " ".join((page.description or "").split())
     label = None
-    for pattern, _home_only in _rules(aliases):
+    for pattern, _home_only, read in _rules(aliases, page.language):
         if match := pattern.search(unaccented(description)):
-            label = descriptor(description[match.end() :])
+            label = read(description[match.end() :], False)
             break
     else:
         label = _bare(description, aliases)
     if label and not _named(label, aliases):
         found.append(Candidate("industry", label, None, (1, 1, index, 0), page.url))
     title = " ".join((page.title or "").split())
-    for pattern, _home_only in _rules(aliases):  # "Acme, the scheduling tool for teams"
+    for pattern, _home_only, read in _rules(aliases, page.language):  # "Acme, the ... tool"
         match = pattern.search(unaccented(title))
-        if match and (label := descriptor(title[match.end() :])) and not _named(label, aliases):
+        if match and (label := read(title[match.end() :], False)) and not _named(label, aliases):
             found.append(Candidate("industry", label, None, (2, 1, index, 0), page.url))
             break
     parts = [p for p in TITLE_PARTS.split(page.title or "")[:4] if p]
