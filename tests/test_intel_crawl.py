@@ -137,6 +137,29 @@ def test_errors_off_site_redirects_and_other_content_are_recorded(bare, fetcher)
     assert bare.hits("/x") == 0
 
 
+def test_a_meta_refresh_is_followed_as_a_redirect(bare, fetcher):
+    def refresh(target: str, seconds: int = 0) -> bytes:
+        return (
+            f'<html><head><title>{target}</title><meta http-equiv="refresh" '
+            f'content="{seconds}; url={target}"></head></html>'
+        ).encode()
+
+    # A home page that sends its reader to the language's home, whose links lead on; an
+    # alias page among them sends to the page it stands for.
+    bare.routes["/"] = lambda h: h.send(200, refresh("/en/"))
+    bare.routes["/en/"] = lambda h: h.send(200, page("/en/about/", "/old-about/", "/wait/"))
+    bare.routes["/en/about/"] = lambda h: h.send(200, page())
+    bare.routes["/old-about/"] = lambda h: h.send(200, refresh(bare.url("/en/team/")))
+    bare.routes["/en/team/"] = lambda h: h.send(200, page())
+    bare.routes["/wait/"] = lambda h: h.send(200, refresh("/en/later/", seconds=30))
+    result = crawl_site(fetcher, bare.url("/"))
+    urls = [p.url for p in result.pages]
+    assert urls[0] == bare.url("/en/")
+    assert set(urls) == {bare.url(u) for u in ("/en/", "/en/about/", "/en/team/", "/wait/")}
+    assert (bare.url("/old-about/"), f"redirected to {bare.url('/en/team/')}") in result.skipped
+    assert bare.hits("/en/later/") == 0  # a refresh after 30 s is a page to read, not a redirect
+
+
 def test_sitemap_index_and_gzip_without_robots(bare, fetcher):
     child = f"""<?xml version="1.0"?>
     <urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">

@@ -9,6 +9,10 @@ and by content type; PDF and DOCX links on the site are collected as ``documents
 
 Sitemaps come from robots.txt ``Sitemap:`` lines, else ``/sitemap.xml``, and from the usual
 sitemap paths when those give no page (reading them: :mod:`ci_service.intel.sitemaps`).
+
+A page whose ``<meta http-equiv="refresh">`` sends the reader on at once is a redirect: the
+start page's is followed (a home page that sends to ``/en/``, at most three in a row), a
+deeper page's target on the same site is read in its place (a site generator's alias page).
 """
 
 from __future__ import annotations
@@ -39,6 +43,7 @@ from ci_service.intel.fetch import REDIRECT_STATUSES, Fetcher, FetchResult
 from ci_service.intel.sitemaps import USUAL_SITEMAP_PATHS, read_sitemaps
 from ci_service.intel.urls import DEFAULT_PORTS, normalize_url
 
+MAX_REFRESHES = 3  # meta refreshes followed in a row from the start page
 FETCHES_PER_PAGE = 2  # fetch attempts (pages, errors, duplicates) per page of the cap
 HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 DOCUMENT_TYPES = frozenset(
@@ -216,6 +221,7 @@ class _Crawl:
         self.max_sitemap_urls = max_sitemap_urls
         self.family_pages: dict[str, int] = {}  # folder -> pages of it taken from the queue
         self.probes: set[str] = set()  # usual addresses tried although no page links them
+        self.refreshes = 0  # meta refreshes followed from the start page
 
     def enqueue(self, url: str, depth: int, text: str = "", menu: bool = False) -> None:
         target = normalize_url(url)
@@ -333,6 +339,16 @@ class _Crawl:
             # The parsed page keeps the markup it needs; many crawls hold their pages at
             # once, so the raw body goes now rather than with the crawl.
             result.content = b""
+            if page.refresh and normalize_url(page.refresh) != final:
+                # A page that sends its reader on at once (a language redirect, a generator's
+                # alias page) is a redirect: the target is read in its place.
+                if depth == 0 and self.refreshes < MAX_REFRESHES:
+                    self.refreshes += 1
+                    return self._visit(page.refresh, 0)
+                if site_key(page.refresh) == self.site:
+                    self.enqueue(page.refresh, depth, page.title)
+                    crawl.skipped.append((url, f"redirected to {page.refresh}"))
+                    return None
             for feed in page.feeds:
                 _add(crawl.feeds, feed)
             for link in page.links:

@@ -74,6 +74,9 @@ class Page:
     # ``<link rel="canonical">`` made absolute ("" when absent): the crawl's identity of the
     # page, so a page reached under several URLs is one source.
     canonical: str = ""
+    # Where ``<meta http-equiv="refresh" content="0; url=...">`` sends a reader at once
+    # (within a few seconds), made absolute; "" when the page stays.
+    refresh: str = ""
     # The markup as decoded text (capped), for extractors that read the page's structure
     # (cards, tables, definition lists) rather than its main text.
     html: str = ""
@@ -133,6 +136,22 @@ def _canonical(doc: Any, base: str) -> str:
         href = (link.get("href") or "").strip()
         if "canonical" in rel and href:
             url = urldefrag(urljoin(base, href))[0]
+            return url if url.startswith(("http://", "https://")) else ""
+    return ""
+
+
+MAX_REFRESH_SECONDS = 5  # a longer delay is a page to read, not a redirect
+_REFRESH = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*[;,]\s*(?:url\s*=\s*)?['\"]?([^'\"]+)", re.I)
+
+
+def _refresh(doc: Any, base: str) -> str:
+    """The URL a meta refresh sends a reader to at once, or ""."""
+    for meta in doc.iter("meta"):
+        if (meta.get("http-equiv") or "").strip().lower() != "refresh":
+            continue
+        found = _REFRESH.match(meta.get("content") or "")
+        if found and float(found.group(1)) <= MAX_REFRESH_SECONDS:
+            url = urldefrag(urljoin(base, found.group(2).strip()))[0]
             return url if url.startswith(("http://", "https://")) else ""
     return ""
 
@@ -239,6 +258,7 @@ def extract_html(html: str | bytes, url: str) -> Page:
     base = urljoin(url, base_href.strip()) if base_href else url
     page.links, page.feeds = page_links(doc, base)
     page.canonical = _canonical(doc, base)
+    page.refresh = _refresh(doc, base)
     page.html = _decoded(html)
     page.json_ld = parse_json_ld(
         script.text_content()
