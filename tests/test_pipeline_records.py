@@ -115,6 +115,32 @@ def test_a_services_grid_gives_offerings_a_benefits_grid_none():
     assert not {"Kind staff", "Modern tools", "Fair prices"} & set(names)
 
 
+def test_the_sections_of_a_page_named_services_are_its_offerings():
+    from ci_service.pipeline.products.extract import extract_products
+    from ci_service.pipeline.site import SiteSnapshot
+
+    def sections(*rows):
+        return "".join(f"<section><h2>{n}</h2><p>{d}</p></section>" for n, d in rows)
+
+    rows = (
+        ("Wireless Lighting Controls", "Control every light of a building from one screen."),
+        ("Greenhouse Automation", "Climate and irrigation that run themselves."),
+        ("Custom Dashboards", "Every sensor of a site on one live dashboard."),
+        ("Strategic Partnerships", "We work with leading vendors of the industry."),
+    )
+    html = f"<html><body><main>{sections(*rows)}</main></body></html>"
+    home = site_page("/", "<html><body><h1>Acme</h1><p>Smart sites.</p></body></html>",
+                     kind="home", depth=0)  # fmt: skip
+    for path, title, expected in (
+        ("/services.html", "Services | Acme", ["Wireless Lighting Controls",
+                                               "Greenhouse Automation", "Custom Dashboards"]),
+        ("/story.html", "Our story | Acme", []),  # a page that names no offerings
+    ):  # fmt: skip
+        page = site_page(path, html, kind="product", title=title)
+        names = [d.name for d in extract_products(SiteSnapshot(BASE + "/", [home, page]))]
+        assert [n for n in names if n in {r[0] for r in rows}] == expected
+
+
 def test_customers_from_a_logo_wall_and_a_clients_grid_not_from_partners():
     from ci_service.pipeline.customers.records import customers_and_partners
 

@@ -7,12 +7,15 @@ page or on a page of kind ``product`` at the top of the site (a section index su
 ``/services/``), and either
 - the set's heading says what the company offers (services, products, solutions, what we
   offer, in several languages) and not that these are features, benefits or reasons, or
+- the set has no heading and is the page's own list: the page's address or title names
+  what the company offers ("/services.html", "Leistungen | Acme"), or
 - most records link to pages of their own on the site: product pages, or (from the home
   page) pages of no other kind side by side in one folder below the root (three or more:
   "/treatments/<name>/").
 Each record is an offering named by its name, described by its line, on its own page when
 it links to one. A set under a heading about audiences, customers, partners, the team,
-steps, questions or prices is never one.
+steps, questions or prices is never one, and in a set whose heading does not name
+offerings neither is a record so named ("Strategic Partnerships", "Why us").
 """
 
 from __future__ import annotations
@@ -42,7 +45,8 @@ OFFERING_HEADING = re.compile(
 )
 NOT_OFFERINGS = re.compile(
     r"\b(?:features?|benefits?|why|how|reasons?|advantages?|steps?|process|faq|questions?|"
-    r"pric\w*|plans?|customers?|clients?|partners?|testimonials?|reviews?|team|people|news|"
+    r"pric\w*|plans?|customers?|clients?|partners?|partnerships?|testimonials?|reviews?|team|"
+    r"people|news|"
     r"blog|posts?|articles?|insurance|for (?:\w+ )?(?:teams|companies|businesses))\b",
     re.IGNORECASE,
 )
@@ -82,12 +86,28 @@ def offering_grids(
         own = [product_page(r.link) if r.link else None for r, _d in rows]
         own = _sibling_pages(own, page)
         linked = {p.url for p in own if p is not None and p.url != page.url}
-        if not OFFERING_HEADING.search(found.heading) and len(linked) < 0.6 * len(rows):
+        named = OFFERING_HEADING.search(found.heading) or (
+            not found.heading.strip() and not found.nested and _names_offerings(page)
+        )
+        if not named and len(linked) < 0.6 * len(rows):
             continue
         for (record, description), target in zip(rows, own, strict=True):
+            if NOT_OFFERINGS.search(record.name) and not OFFERING_HEADING.search(found.heading):
+                continue  # "Strategic Partnerships", "Why us" among a page's sections
             url = target.url if target is not None else page.url
             out.append(Offering(record.name, description, url))
     return out
+
+
+def _names_offerings(page: SitePage) -> bool:
+    """A page whose address or title names what the company offers ("/services.html",
+    "Leistungen | Acme"): its top-level grid without a heading is that list."""
+    path = urlsplit(page.url).path.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
+    title = re.split(r"\s+[|–—:-]\s+", page.title or "")[0]
+    return page.depth != 0 and bool(
+        OFFERING_HEADING.fullmatch(path.replace("-", " ").strip())
+        or OFFERING_HEADING.fullmatch(title.strip())
+    )
 
 
 def _folder(url: str) -> str:
