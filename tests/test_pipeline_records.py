@@ -44,6 +44,19 @@ def test_cards_logos_and_filters_are_sets_menus_and_footers_are_not():
     assert not names & {"Product", "Pricing", "About", "Imprint", "Privacy", "Terms"}
 
 
+def test_a_card_that_is_a_link_is_named_by_what_it_holds():
+    cards = "".join(
+        f'<a class="card" href="/services/{n.lower()}/"><img alt="{n}" src="i.svg">'
+        f"<p>{n}</p><p>{d}</p></a>"
+        for n, d in (("Call Screening", "We keep unwanted calls away."),
+                     ("Overflow Handling", "We answer what you cannot."),
+                     ("Scheduling", "We book appointments for you."))
+    )  # fmt: skip
+    (found,) = record_sets(f"<html><body><main><h2>Services</h2>{cards}</main></body></html>")
+    assert [r.name for r in found.records] == ["Call Screening", "Overflow Handling", "Scheduling"]
+    assert found.records[0].lines == ["We keep unwanted calls away."]
+
+
 def test_prose_and_empty_markup_give_no_sets():
     prose = "<p>" + "A long sentence about the product. " * 40 + "</p>"
     html = f"<html><body><div>{prose}</div><div>{prose}</div><div>{prose}</div></body></html>"

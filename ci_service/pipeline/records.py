@@ -9,8 +9,8 @@ cards, table rows) without reading a word, so it works in any language. Each set
 heading that names it: the nearest heading before its container in document order, and
 whether it is **nested** in a record of another set (a card's own list).
 
-Each record has a **name** (its first heading, else its first strong or linked text, else
-its first line; for a record of only an image, the image's alternative text), the rest of
+Each record has a **name** (its first heading, else its first strong or linked text
+inside it, else its first line; for a record of only an image, the image's alternative text), the rest of
 its **lines**, its first **link** and its **images**' alternative texts. Chrome (menus,
 footers, sidebars, cookie banners, dialogs: ``intel.boilerplate.is_chrome_element``) and
 non-text (scripts, styles, inline SVG, templates) never make a record, and neither do sets
@@ -116,7 +116,8 @@ def _record(el: Any, base: str) -> Record | None:
         return None
     name = ""
     for tags in (HEADINGS, _NAME_TAGS):
-        found = next((n for n in el.iter(*tags) if element_text(n)), None)
+        # A record that is itself a link (a card in an <a>) is named by what it holds.
+        found = next((n for n in el.iter(*tags) if n is not el and element_text(n)), None)
         if found is not None:
             name = element_text(found)
             break
