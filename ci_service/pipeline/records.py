@@ -9,13 +9,13 @@ cards, table rows) without reading a word, so it works in any language. Each set
 heading that names it: the nearest heading before its container in document order, and
 whether it is **nested** in a record of another set (a card's own list).
 
-Each record has a **name** (its first heading, else its first strong or linked text
-inside it, else its first line; for a record of only an image, the image's alternative text), the rest of
-its **lines**, its first **link** and its **images**' alternative texts. Chrome (menus,
-footers, sidebars, cookie banners, dialogs: ``intel.boilerplate.is_chrome_element``) and
-non-text (scripts, styles, inline SVG, templates) never make a record, and neither do sets
-of links that are a menu in disguise (every record a bare link of one or two words inside
-the site's header or footer).
+Each record has a **name** (its first heading, else its first strong or linked text inside
+it, else its first line; for a record of only an image, the image's alternative text), the
+rest of its **lines**, its first **link** and its **images**' alternative texts. Chrome
+(menus, footers, sidebars, cookie banners, dialogs: ``intel.boilerplate.is_chrome_element``)
+and non-text (scripts, styles, inline SVG, templates) never make a record, and neither do
+sets of links that are a menu in disguise (every record a bare link of one or two words
+inside the site's header or footer).
 """
 
 from __future__ import annotations
