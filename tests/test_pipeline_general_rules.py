@@ -379,3 +379,41 @@ def test_job_titles_in_more_languages():
         assert clean_title(title) == title
     assert clean_title("Chef") is None  # a cook as often as a boss
     assert clean_name("Daglig Leder") is None  # a title is no person's name
+
+
+def test_a_services_menus_entries_are_offerings_when_their_pages_are_headed_by_them():
+    from ci_service.pipeline.products.extract import extract_products
+    from ci_service.pipeline.site import SiteSnapshot
+
+    entries = (("Rent A Car", "/services/rent-a-car/"),
+               ("Chauffeur Service", "/services/chauffeur/"),
+               ("Airport Parking", "/services/parking/"))  # fmt: skip
+    menu = "".join(
+        f'<button role="menuitem" class="dropdown-item"><a href="{u}">{n}</a></button>'
+        for n, u in entries
+    )
+    nav = (
+        '<nav><ul><li class="dropdown nav-item"><a href="#" class="dropdown-toggle">Services</a>'
+        f'<div role="menu" class="dropdown-menu">{menu}</div></li></ul></nav>'
+    )
+    home = site_page(
+        "/", f"<html><body>{nav}<main><h1>Acme Rentals</h1><p>Cars.</p></main></body></html>",
+        kind="home", depth=0,
+    )  # fmt: skip
+    headings = {"Rent A Car": "Rent A Car", "Chauffeur Service": "Chauffeur Service",
+                "Airport Parking": "Park with us"}  # fmt: skip
+    pages = [
+        site_page(
+            u,
+            f"<html><body><main><h1>{headings[n]}</h1><p>We offer this to every "
+            f"customer of ours across the whole country.</p></main></body></html>",
+            kind="product",
+            title=headings[n],
+        )
+        for n, u in entries
+    ]
+    found = [
+        d.name for d in extract_products(SiteSnapshot("https://acme.example/", [home, *pages]))
+    ]
+    assert "Rent A Car" in found and "Chauffeur Service" in found
+    assert "Airport Parking" not in found  # its page is headed by something else

@@ -177,6 +177,11 @@ def _heading_name(page: SitePage) -> str:
     return TITLE_SPLIT.split(page.title or "", maxsplit=1)[0].strip()
 
 
+def same_words(one: str, other: str) -> bool:
+    """The same words whatever their case and punctuation ("RENT A CAR", "Rent a car")."""
+    return re.findall(r"\w+", one.casefold()) == re.findall(r"\w+", other.casefold())
+
+
 def _summary(page: SitePage) -> str:
     """The page's prose (lines of five words or more), summarised by the LLM provider
     (by default: its first sentences, at most 500 characters)."""
@@ -308,15 +313,25 @@ class _Finder:
                     continue
                 if label.startswith("solution") and re.match(r"(?i)^(?:for|by)\b", text):
                     continue
-                self.menu_product(text, url, self.page(url))
+                # A menu of services or treatments: an entry is one when its page is a
+                # product page headed by its name (services are seldom proper nouns).
+                services = not re.match(r"(?:our\s+)?(?:product|platform|solution|feature)", label)
+                self.menu_product(text, url, self.page(url), strict=services, headed=services)
 
     def menu_product(
-        self, text: str, url: str, target: SitePage | None, *, strict: bool = False
+        self,
+        text: str,
+        url: str,
+        target: SitePage | None,
+        *,
+        strict: bool = False,
+        headed: bool = False,
     ) -> str | None:
         """A menu entry is a product when its page may present one (by its kind, when pages
         have one: not a company, news, legal ... page; ``strict``, for menus of any label: a
         product page; an entry whose page was not read counts only under /products/) and
-        the site's text uses its name as a name (``product_sources.in_prose``)."""
+        the site's text uses its name as a name (``product_sources.in_prose``); ``headed``,
+        for menus of services: its page is headed by its name instead."""
         if self.kinds and (
             (target is None and not PRODUCT_PATH.match(_path(url).rstrip("/") + "/"))
             or (target is not None and src.blocked(target, features=True))
@@ -326,7 +341,13 @@ class _Finder:
         name = natural_case(" ".join(text.split()).strip(" -–—:"), self.pages)
         if not name_ok(name) or (target is not None and src.shop_plumbing(target, name)):
             return None
-        if src.in_prose(name, [p for p in [target, *self.pages] if p], self.site) is None:
+        own_heading = headed and target is not None and same_words(_heading_name(target), name)
+        if headed and not own_heading:
+            return None
+        if (
+            not own_heading
+            and src.in_prose(name, [p for p in [target, *self.pages] if p], self.site) is None
+        ):
             return None
         description = self.described(target) if target else ""
         return self.add(name, url, description, [target.url] if target else [])

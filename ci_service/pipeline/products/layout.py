@@ -29,7 +29,15 @@ from urllib.parse import urldefrag, urljoin, urlsplit
 from ci_service.intel.boilerplate import is_chrome_element, is_site_frame, marks, page_body
 from ci_service.pipeline.html_text import parse_html
 
-MENU_LABEL = re.compile(r"^(?:our\s+)?(products?|platforms?|solutions?|features?)$", re.IGNORECASE)
+# The labels of menus that list what the company offers, in several languages.
+MENU_LABEL = re.compile(
+    r"^(?:our\s+)?(products?|platforms?|solutions?|features?|services?|treatments?|"
+    r"leistungen|dienstleistungen|angebot|produkte|lösungen|behandlungen|prestations|produits|"
+    r"servicios|productos|soluciones|servizi|prodotti|soluzioni|diensten|producten|"
+    r"oplossingen|behandelingen|tjänster|produkter|lösningar|tjenester|løsninger|serviços|"
+    r"produtos|soluções)$",
+    re.IGNORECASE,
+)
 _LABEL_TAGS = frozenset("a button span summary strong b p label h2 h3 h4 h5 h6 div".split())
 _CONTAINER_STOP = frozenset("ul ol nav header footer body html main".split())
 _MENU_CLASS = re.compile(r"dropdown|menu|mega|submenu|flyout|column|col\b", re.IGNORECASE)
