@@ -80,14 +80,17 @@ from ci_service.pipeline.products import sources as src
 from ci_service.pipeline.products.grids import grid_offerings
 from ci_service.pipeline.products.names import (
     GENERIC_WORDS,
-    TITLE_SPLIT,
     cite_for,
     defining_sentence,
+    heading_name,
+    host_of,
     mention,
     name_ok,
     name_pattern,
     natural_case,
+    same_words,
     site_name,
+    slug_words,
     used_as_product,
 )
 from ci_service.pipeline.products.record_features import record_features
@@ -170,18 +173,6 @@ def _names_product(page: SitePage) -> bool:
     return bool(PRODUCT_PATH.match(_path(page.url).rstrip("/") + "/"))
 
 
-def _heading_name(page: SitePage) -> str:
-    for heading, level, _text in page.sections:
-        if level == 1 and heading.strip() and name_ok(heading.strip()):
-            return heading.strip()
-    return TITLE_SPLIT.split(page.title or "", maxsplit=1)[0].strip()
-
-
-def same_words(one: str, other: str) -> bool:
-    """The same words whatever their case and punctuation ("RENT A CAR", "Rent a car")."""
-    return re.findall(r"\w+", one.casefold()) == re.findall(r"\w+", other.casefold())
-
-
 def _summary(page: SitePage) -> str:
     """The page's prose (lines of five words or more), summarised by the LLM provider
     (by default: its first sentences, at most 500 characters)."""
@@ -199,18 +190,6 @@ def _summary(page: SitePage) -> str:
 # -- discovery -------------------------------------------------------------------------------
 
 
-def _host(url: str) -> str:
-    try:
-        return (urlsplit(url).hostname or "").lower().removeprefix("www.")
-    except ValueError:
-        return ""
-
-
-def _slug_words(url: str) -> set[str]:
-    segments = [s for s in _path(url).lower().split("/") if s]
-    return set(taxonomy.normalize(segments[-1]).split()) - GENERIC_WORDS if segments else set()
-
-
 class _Finder:
     """One snapshot's products: candidates by name, then features per page."""
 
@@ -222,7 +201,7 @@ class _Finder:
         self.home = next((p for p in self.pages if p.depth == 0), None) or (
             self.pages[0] if self.pages else None
         )
-        self.host = _host(self.home.url) if self.home else ""
+        self.host = host_of(self.home.url) if self.home else ""
         self.site = site_name(snapshot, company_name)
         self.drafts: dict[str, ProductDraft] = {}
         self._cards: dict[str, list[layout.Card]] = {}
@@ -248,7 +227,7 @@ class _Finder:
         return self._cards[page.url]
 
     def internal(self, url: str) -> bool:
-        host = _host(url)
+        host = host_of(url)
         return bool(host) and (host == self.host or host.endswith("." + self.host))
 
     def add(self, name: str, url: str, description: str, pages: list[str]) -> str | None:
@@ -275,7 +254,7 @@ class _Finder:
             if not _names_product(page):
                 continue
             facts = next(iter(_json_ld_products(page)), {})
-            name = (facts.get("name") or _heading_name(page)).strip()
+            name = (facts.get("name") or heading_name(page)).strip()
             if src.shop_plumbing(page, name):
                 continue
             if self.kinds and not facts and not src.in_prose(name, self.pages, self.site):
@@ -341,7 +320,7 @@ class _Finder:
         name = natural_case(" ".join(text.split()).strip(" -–—:"), self.pages)
         if not name_ok(name) or (target is not None and src.shop_plumbing(target, name)):
             return None
-        own_heading = headed and target is not None and same_words(_heading_name(target), name)
+        own_heading = headed and target is not None and same_words(heading_name(target), name)
         if headed and not own_heading:
             return None
         if (
@@ -382,7 +361,7 @@ class _Finder:
                 title = taxonomy.normalize(target.title if target else "")
                 if (
                     named in taxonomy.normalize(text)
-                    or words & _slug_words(url)
+                    or words & slug_words(url)
                     or (title and named in title)
                 ):
                     matched = True
@@ -444,7 +423,7 @@ class _Finder:
 
     def _single_product_features(self, draft: ProductDraft) -> None:
         links = list(self.feature_links)
-        links += [(p.url, _heading_name(p)) for p in self.pages if FEATURE_PATH.match(_path(p.url))]
+        links += [(p.url, heading_name(p)) for p in self.pages if FEATURE_PATH.match(_path(p.url))]
         for url, name in links:
             page = self.page(url)
             if page is None or src.blocked(page, features=True):

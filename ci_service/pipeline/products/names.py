@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from urllib.parse import urlsplit
 
 from ci_service.pipeline import taxonomy
 from ci_service.pipeline.evidence import Cite, quote_in, sentences
@@ -167,3 +168,34 @@ def used_as_product(name: str, pages: list[SitePage]) -> bool:
         re.IGNORECASE,
     )
     return sum(len(pattern.findall(page.text or "")) for page in pages) >= 2
+
+
+def heading_name(page: SitePage) -> str:
+    """The name a page is headed by: its h1 when that is a name, else its title's first
+    part ("Rent A Car | Acme" -> "Rent A Car")."""
+    for heading, level, _text in page.sections:
+        if level == 1 and heading.strip() and name_ok(heading.strip()):
+            return heading.strip()
+    return TITLE_SPLIT.split(page.title or "", maxsplit=1)[0].strip()
+
+
+def same_words(one: str, other: str) -> bool:
+    """The same words whatever their case and punctuation ("RENT A CAR", "Rent a car")."""
+    return re.findall(r"\w+", one.casefold()) == re.findall(r"\w+", other.casefold())
+
+
+def slug_words(url: str) -> set[str]:
+    """The words of a URL's last path segment, less generic ones ("/products/acme-flow")."""
+    try:
+        segments = [s for s in (urlsplit(url).path or "/").lower().split("/") if s]
+    except ValueError:
+        return set()
+    return set(taxonomy.normalize(segments[-1]).split()) - GENERIC_WORDS if segments else set()
+
+
+def host_of(url: str) -> str:
+    """A URL's host without "www." ("" for a malformed one)."""
+    try:
+        return (urlsplit(url).hostname or "").lower().removeprefix("www.")
+    except ValueError:
+        return ""
