@@ -22,6 +22,7 @@ from ci_service.pipeline.customers.records import Named, customers_and_partners
 from ci_service.pipeline.customers.stories import customers_using_us, story_headlines
 from ci_service.pipeline.customers.testimonials import testimonial_customers
 from ci_service.pipeline.evidence import sentence_at
+from ci_service.pipeline.records import record_sets
 from ci_service.pipeline.site import SitePage
 
 _TESTIMONIAL_KINDS = frozenset(
@@ -45,23 +46,25 @@ def page_customers(page: SitePage, rank: int, aliases: list[str]) -> PageCustome
     about customers and partners; see the module docstring."""
     found = PageCustomers(is_customer_page(page))
     text = page.text or ""
+    kind = page.kind or ""
+    where = " ".join([page.title or "", *path_segments(page.url)])
+    testimonials = kind in _TESTIMONIAL_KINDS and not _NOT_CUSTOMERS_PAGE.search(where)
+    # The page's record sets, read once for the logo walls and the testimonials.
+    reads_sets = found.customer_page or rank <= 1 or kind not in _NO_CARDS_KINDS
+    sets = record_sets(page.html, page.url) if reads_sets or testimonials else []
     if found.customer_page or rank == 0:
         for name, (start, end) in customers_using_us(text, aliases):
             found.customers.append((name, sentence_at(text, start, end)))
     if found.customer_page:
         found.customers.extend(story_headlines(page, aliases))
-    if found.customer_page or rank <= 1:
-        named = customers_and_partners(page, aliases)
+    if reads_sets:
+        stories_only = not (found.customer_page or rank <= 1)
+        named = customers_and_partners(page, aliases, stories_only=stories_only, sets=sets)
         found.customers.extend(named.customers)
         found.partners.extend(named.partners)
         found.owned.extend(named.owned)
-    elif (page.kind or "") not in _NO_CARDS_KINDS:
-        named = customers_and_partners(page, aliases, stories_only=True)
-        found.customers.extend(named.customers)
-        found.owned.extend(named.owned)
     if partner := partner_page(page):
         found.partners.append(partner)
-    where = " ".join([page.title or "", *path_segments(page.url)])
-    if (page.kind or "") in _TESTIMONIAL_KINDS and not _NOT_CUSTOMERS_PAGE.search(where):
-        found.customers.extend(testimonial_customers(page, aliases))
+    if testimonials:
+        found.customers.extend(testimonial_customers(page, aliases, sets))
     return found

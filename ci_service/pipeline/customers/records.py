@@ -75,33 +75,38 @@ class SetNames(NamedTuple):
 
 
 def customers_and_partners(
-    page: SitePage, aliases: Sequence[str] = (), *, stories_only: bool = False
+    page: SitePage,
+    aliases: Sequence[str] = (),
+    *,
+    stories_only: bool = False,
+    sets: list[RecordSet] | None = None,
 ) -> SetNames:
     """(name, quote) of the customers and of the partners the page's record sets name, in
     page order, never the company itself (``aliases``: its names, case-folded); the page's
     markup is read once for both. With ``stories_only`` only cards that link to their
     customer stories are read (a page that is no customer page, profile page or home
-    page)."""
+    page). ``sets``: the page's record sets when the caller has read them already."""
     text = " ".join((page.text or "").split())
     customer_page = (page.kind or "") == "customer"
     customers: Named = []
     partners: Named = []
     owned: list[str] = []
-    for found in record_sets(page.html, page.url):
+    for found in record_sets(page.html, page.url) if sets is None else sets:
         if found.nested:
             continue  # a card's own list (its rating labels, its services)
         heading = " ".join(found.heading.split())
         if stories_only:
-            if _story_cards(found.records):
-                customers.extend(_names(found, heading, text, aliases, owned))
+            names_customers = _story_cards(found.records)
+        else:
+            names_customers = not NOT_CUSTOMERS.search(heading) and bool(
+                CUSTOMER_HEADING.search(heading)
+                or (customer_page and heading and _logos_or_links(found.records))
+                or _story_cards(found.records)
+            )
+        if names_customers:
+            customers.extend(_names(found, heading, text, aliases, owned))
+        if stories_only:
             continue
-        if not NOT_CUSTOMERS.search(heading):
-            if CUSTOMER_HEADING.search(heading):
-                customers.extend(_names(found, heading, text, aliases, owned))
-            elif customer_page and heading and _logos_or_links(found.records):
-                customers.extend(_names(found, heading, text, aliases, owned))
-            elif _story_cards(found.records):
-                customers.extend(_names(found, heading, text, aliases, owned))
         if PARTNER_HEADING.search(heading) and not NOT_PARTNERS.search(heading):
             partners.extend(_names(found, heading, text, aliases, owned))
     ours = list(aliases)

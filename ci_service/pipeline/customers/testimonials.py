@@ -22,7 +22,7 @@ from ci_service.intel.boilerplate import is_chrome_element, page_body
 from ci_service.pipeline.customers.names import company_name
 from ci_service.pipeline.html_text import parse_html
 from ci_service.pipeline.people.text import PLACE_AND_TIME_WORDS, clean_name, clean_title
-from ci_service.pipeline.records import block_lines, record_sets
+from ci_service.pipeline.records import RecordSet, block_lines, record_sets
 from ci_service.pipeline.site import SitePage
 from ci_service.pipeline.subject import about_us
 
@@ -76,14 +76,12 @@ def _quote(text: str, line: str, following: str, person: str, company: str) -> s
     return None
 
 
-def _quoted_blocks(html: str, base: str) -> list[list[str]]:
-    """The lines of each quotation with its attribution: records of sets that quote
-    somebody, and each ``<blockquote>``/``<q>`` with what stands around it."""
+def _quoted_blocks(html: str, sets: list[RecordSet]) -> list[list[str]]:
+    """The lines of each quotation with its attribution: records of ``sets`` (the page's
+    record sets) that quote somebody, and each ``<blockquote>``/``<q>`` with what stands
+    around it."""
     blocks = [
-        [record.name, *record.lines]
-        for found in record_sets(html, base)
-        for record in found.records
-        if record.quoted
+        [record.name, *record.lines] for found in sets for record in found.records if record.quoted
     ]
     doc = parse_html(html)
     if doc is None:
@@ -100,20 +98,26 @@ def _surroundings(quoted: Any) -> Any:
     """The quotation's smallest ancestor that holds more than it (its attribution), as long
     as that stays a card's size."""
     around = quoted
+    words = len(" ".join(quoted.itertext()).split())
     for parent in quoted.iterancestors():
-        if len(" ".join(parent.itertext())) > MAX_QUOTED_BLOCK:
+        text = " ".join(parent.itertext())
+        if len(text) > MAX_QUOTED_BLOCK:
             break
         around = parent
-        if len(" ".join(parent.itertext()).split()) > len(" ".join(quoted.itertext()).split()):
+        if len(text.split()) > words:
             break
     return around
 
 
-def testimonial_customers(page: SitePage, aliases: list[str]) -> list[tuple[str, str]]:
-    """(company, quote) of each company whose person the page's testimonials quote."""
+def testimonial_customers(
+    page: SitePage, aliases: list[str], sets: list[RecordSet] | None = None
+) -> list[tuple[str, str]]:
+    """(company, quote) of each company whose person the page's testimonials quote;
+    ``sets``: the page's record sets when the caller has read them already."""
     text = " ".join((page.text or "").split())
     out: list[tuple[str, str]] = []
-    for lines in _quoted_blocks(page.html or "", page.url):
+    html = page.html or ""
+    for lines in _quoted_blocks(html, record_sets(html, page.url) if sets is None else sets):
         for number, line in enumerate(lines):
             if len(line) > MAX_ATTRIBUTION or _QUOTATION.match(line):
                 continue

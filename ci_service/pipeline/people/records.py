@@ -45,8 +45,8 @@ _GONE = re.compile(
 
 
 # A set of people who are not the company's: its customers, members, community, students,
-# speakers, investors, partners, the press (English, French, German, Spanish, Dutch,
-# Swedish, Italian).
+# speakers, investors, sponsors, the press, guests, reviewers, patients (English, French,
+# German, Spanish, Dutch, Swedish, Italian).
 _NOT_STAFF = re.compile(
     r"\b(?:customers?|clients?|testimonials?|reviews?|members?|membres|mitglieder|miembros|"
     r"leden|medlemmar|membri|community|communauté|comunidad|gemeenschap|coworkers?|"

@@ -28,11 +28,14 @@ from ci_service.pipeline.evidence import sentence_at
 from ci_service.pipeline.pricing import currencies
 from ci_service.pipeline.pricing.period_words import period_pattern
 
-_CODES = "USD|EUR|GBP|CHF|CAD|AUD|NZD|JPY|INR|SEK|NOK|DKK|PLN|BRL|MXN|SGD|HKD|ZAR|CNY|CZK|TRY"
-# CLDR's currencies of many languages (``pricing.currencies``), less codes that are words or
-# names on pages ("ALL plans", "AMD Ryzen", "PHP 8").
-_CODES = "|".join(dict.fromkeys([*_CODES.split("|"), *currencies.codes(), "RON", "BGN"]))
-_CODES = "|".join(c for c in _CODES.split("|") if c not in {"ALL", "AMD", "PHP", "GEL", "LAK"})
+_OWN_CODES = "USD EUR GBP CHF CAD AUD NZD JPY INR SEK NOK DKK PLN BRL MXN SGD HKD ZAR CNY CZK TRY"
+# With CLDR's currencies of many languages (``pricing.currencies``), less codes that are
+# words or names on pages ("ALL plans", "AMD Ryzen", "PHP 8").
+_CODES = "|".join(
+    code
+    for code in dict.fromkeys([*_OWN_CODES.split(), *currencies.codes(), "RON", "BGN"])
+    if code not in {"ALL", "AMD", "PHP", "GEL", "LAK"}
+)
 _SYMBOLS = {"$": "USD", "US$": "USD", "A$": "AUD", "AU$": "AUD", "C$": "CAD", "CA$": "CAD"}
 _SYMBOLS.update({"NZ$": "NZD", "HK$": "HKD", "S$": "SGD", "R$": "BRL", "€": "EUR", "£": "GBP"})
 _SYMBOLS.update({"¥": "JPY", "₹": "INR"})

@@ -84,7 +84,6 @@ from ci_service.pipeline.pricing.drafts import (
 )
 from ci_service.pipeline.pricing.money import (  # noqa: F401 (re-exported for the card rules)
     AMOUNT,
-    DECIMAL,
     FREE,
     ON_REQUEST,
     ON_REQUEST_START,
@@ -100,7 +99,6 @@ from ci_service.pipeline.pricing.money import (  # noqa: F401 (re-exported for t
     is_prose,
     is_quoted,
     number,
-    page_decimal,
     page_money,
     prices,
     qualifiers,

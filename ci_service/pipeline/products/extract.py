@@ -280,6 +280,9 @@ class _Finder:
                 elif target not in self.main_pages:
                     self.main_pages.append(target)  # "Product" -> the one product's page
                 continue
+            # A menu of services or treatments: an entry is one when its page is a product
+            # page headed by its name (services are seldom proper nouns).
+            services = not re.match(r"(?:our\s+)?(?:product|platform|solution|feature)", label)
             for url, text in menu.items:
                 if not self.internal(url) or excluded(url):
                     continue
@@ -292,9 +295,6 @@ class _Finder:
                     continue
                 if label.startswith("solution") and re.match(r"(?i)^(?:for|by)\b", text):
                     continue
-                # A menu of services or treatments: an entry is one when its page is a
-                # product page headed by its name (services are seldom proper nouns).
-                services = not re.match(r"(?:our\s+)?(?:product|platform|solution|feature)", label)
                 self.menu_product(text, url, self.page(url), strict=services, headed=services)
 
     def menu_product(

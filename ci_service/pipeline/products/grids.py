@@ -86,13 +86,14 @@ def offering_grids(
         own = [product_page(r.link) if r.link else None for r, _d in rows]
         own = _sibling_pages(own, page)
         linked = {p.url for p in own if p is not None and p.url != page.url}
-        named = OFFERING_HEADING.search(found.heading) or (
+        headed = bool(OFFERING_HEADING.search(found.heading))
+        named = headed or (
             not found.heading.strip() and not found.nested and _names_offerings(page)
         )
         if not named and len(linked) < 0.6 * len(rows):
             continue
         for (record, description), target in zip(rows, own, strict=True):
-            if NOT_OFFERINGS.search(record.name) and not OFFERING_HEADING.search(found.heading):
+            if NOT_OFFERINGS.search(record.name) and not headed:
                 continue  # "Strategic Partnerships", "Why us" among a page's sections
             url = target.url if target is not None else page.url
             out.append(Offering(record.name, description, url))

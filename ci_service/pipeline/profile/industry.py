@@ -150,10 +150,7 @@ def _label(words: list[str]) -> str | None:
 def _alias_pattern(aliases: list[str]) -> str:
     """The company's names, with or without their dots and dashes ("Acme.io", "acmeio"),
     without accents: the text is matched without its accents too (``unaccented``)."""
-    spelled = {squash(a) for a in aliases} | {
-        re.sub(r"[.\-_'’·]", "", a.casefold()) for a in aliases
-    }
-    forms = sorted({f for f in spelled if len(f) >= 3}, key=len, reverse=True)
+    forms = sorted({squash(a) for a in aliases if len(squash(a)) >= 3}, key=len, reverse=True)
     return "|".join(r"[.\-'’]?".join(map(re.escape, form)) for form in forms)
 
 
@@ -211,10 +208,11 @@ def industry_candidates(
     # Elsewhere than profile and home pages (a blog post: "Acme is a complex system") only
     # "a provider of X", "an X company" or the "About Acme" boilerplate say what it is.
     blocks = about_blocks(text, aliases)
+    plain = unaccented(text)
     for pattern, home_only, read in _rules(aliases, page.language):
         if home_only and rank > 1:
             continue
-        for match in list(pattern.finditer(unaccented(text)))[:MAX_MATCHES]:
+        for match in list(pattern.finditer(plain))[:MAX_MATCHES]:
             sentence = sentence_at(text, match.start(), match.end())
             before = text[max(0, match.start() - 30) : match.start()]
             if (
@@ -239,8 +237,10 @@ def _home_candidates(page: SitePage, index: int, aliases: list[str]) -> list[Can
     found = []
     description = " ".join((page.description or "").split())
     label = None
-    for pattern, _home_only, read in _rules(aliases, page.language):
-        if match := pattern.search(unaccented(description)):
+    rules = _rules(aliases, page.language)
+    plain = unaccented(description)
+    for pattern, _home_only, read in rules:
+        if match := pattern.search(plain):
             label = read(description[match.end() :], False)
             break
     else:
@@ -248,8 +248,9 @@ def _home_candidates(page: SitePage, index: int, aliases: list[str]) -> list[Can
     if label and not _named(label, aliases):
         found.append(Candidate("industry", label, None, (1, 1, index, 0), page.url))
     title = " ".join((page.title or "").split())
-    for pattern, _home_only, read in _rules(aliases, page.language):  # "Acme, the ... tool"
-        match = pattern.search(unaccented(title))
+    plain = unaccented(title)
+    for pattern, _home_only, read in rules:  # "Acme, the complete solution for ..."
+        match = pattern.search(plain)
         if match and (label := read(title[match.end() :], False)) and not _named(label, aliases):
             found.append(Candidate("industry", label, None, (2, 1, index, 0), page.url))
             break

@@ -64,6 +64,7 @@ _HEADS = {
     "pt": "empresa agência plataforma software consultoria estúdio ferramenta solução "
     "fornecedor fabricante aplicativo escola clínica loja startup",
 }
+_HEAD_WORDS = {language: frozenset(words.split()) for language, words in _HEADS.items()}
 _PRAISE = set(
     "führende führender führendes innovative innovativer innovatives junge junger junges "
     "moderne moderner modernes kleine kleiner kleines große großer großes unabhängige "
@@ -111,7 +112,7 @@ def phrasings(language: str, names: str) -> list[tuple[str, bool]]:
 
 def _head(language: str, word: str) -> bool:
     low = word.casefold()
-    heads = _HEADS[language].split()
+    heads = _HEAD_WORDS[language]
     if language in _ROMANCE:
         return low in heads
     return any(low == h or (low.endswith(h) and len(low) > len(h) + 2) for h in heads)
