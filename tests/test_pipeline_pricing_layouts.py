@@ -459,3 +459,28 @@ def test_periods_in_any_language_come_from_cldr(line, expected):
 
     (found,) = prices(line)
     assert (found.amount, found.currency, found.period) == expected
+
+
+TIERS_AND_NOTES = """<html><body><main><section><h2>Connectivity plans</h2>
+<div class="tiers">
+ <div class="tier"><h3>Basic</h3><div class="price">$30<span>/mo per line</span></div>
+  <ul><li>2 GB of data</li><li>Gateway included</li></ul></div>
+ <div class="tier"><h3>Fixed IP</h3><div class="price">$40<span>/mo per line</span></div>
+  <ul><li>Everything in Basic</li><li>A fixed address</li></ul></div>
+ <div class="tier"><h3>Managed</h3><div class="price">$45<span>/mo per line</span></div>
+  <ul><li>Everything in Basic</li><li>Alerts when offline</li></ul></div>
+</div>
+<p class="notice"><strong>Hardware lease:</strong> Add $20-$30/mo to lease the router.</p>
+</section></main></body></html>"""
+
+
+def test_a_section_around_plan_cards_does_not_state_them_again():
+    made = page("/connect", TIERS_AND_NOTES)
+    plans = page_plans(made)
+    assert terms(plans) == [
+        ("Basic", 30.0, "USD", "month", None, False),
+        ("Fixed IP", 40.0, "USD", "month", None, False),
+        ("Managed", 45.0, "USD", "month", None, False),
+        ("Hardware lease", 20.0, "USD", "month", None, False),
+    ]
+    assert_cited(plans, made)

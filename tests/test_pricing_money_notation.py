@@ -75,3 +75,21 @@ def test_an_overage_rate_is_not_the_plans_price():
     assert _read("$0.005 per additional invoke", "en") == []
     assert _read("$5 for each extra seat", "en") == []
     assert _read("$50 month", "en") == [(50.0, "USD", "month")]
+
+
+@pytest.mark.parametrize(
+    ("line", "amount", "period"),
+    [
+        ("Add $20-$30/mo to lease the hardware", 20.0, "month"),
+        ("€10 – €20 pro Monat", 10.0, "month"),
+        ("from $5 to $9 per month", 5.0, "month"),
+        ("$200-$275 hardware cost", 200.0, None),
+    ],
+)
+def test_a_range_is_one_price_from_its_lower_end(line, amount, period):
+    [price] = prices(line)
+    assert (price.amount, price.period) == (amount, period)
+
+
+def test_two_prices_apart_are_not_a_range():
+    assert [p.amount for p in prices("$10 per month, $100 per year")] == [10.0, 100.0]

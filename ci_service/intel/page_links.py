@@ -63,6 +63,23 @@ def _link_targets(doc: Any) -> Iterator[tuple[Any, str]]:
             yield el, el.get("href") or ""
 
 
+# Two parts of a label in separate elements with nothing between them ("<b>News</b><span>Our
+# updates</span>"): a style sets them apart on screen, so a lower-case letter or digit meeting
+# a capital across the element boundary is two words.
+_GLUED = re.compile(r"[a-z0-9)]$")
+
+
+def label_text(element: Any) -> str:
+    """A link's or label's text on one line, its parts apart where elements run a word into
+    a capital ("NewsOur updates" -> "News Our updates")."""
+    out = ""
+    for piece in element.itertext():
+        if out and piece[:1].isupper() and _GLUED.search(out):
+            out += " "
+        out += piece
+    return " ".join(out.split())
+
+
 def page_links(doc: Any, base: str) -> tuple[list[Link], list[str]]:
     links: dict[str, Link] = {}
     for element, raw in _link_targets(doc):
@@ -71,7 +88,7 @@ def page_links(doc: Any, base: str) -> tuple[list[Link], list[str]]:
             continue
         url = urldefrag(urljoin(base, href))[0]
         if url.startswith(("http://", "https://")) and url not in links:
-            text = " ".join(element.text_content().split()) if element.tag != "link" else ""
+            text = label_text(element) if element.tag != "link" else ""
             links[url] = Link(url, text, _in_menu(element))
     feeds: list[str] = []
     for link in doc.iter("link"):

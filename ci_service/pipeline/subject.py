@@ -33,6 +33,9 @@ _MONTHS = set(
     "jan feb mar apr jun jul aug sep sept oct nov dec".split()
 )
 _LEGAL = set("inc ltd llc co corp gmbh plc limited ag sa bv srl pty".split())
+_LEGAL_SUFFIX = re.compile(
+    r"[,\s]+(?:inc|ltd|llc|gmbh|plc|limited|corp|co|s\.?a|b\.?v|ab|as|oy|srl|pty)\.?$", re.I
+)
 _NAME_RUN = re.compile(r"[A-Z][\w'’.&-]*(?:[ \t]+[A-Z][\w'’.&-]*)*")  # "Acme Software"
 ABOUT_BLOCK = 1500  # characters after an "About Acme" line that are the company's boilerplate
 _ABOUT_LINE = re.compile(r"^[ \t]*About[ \t]+([^\n]{2,60}?)[ \t]*:?[ \t]*$", re.M)
@@ -48,6 +51,11 @@ def unaccented(text: str) -> str:
     """``text`` with each accented letter as its base letter, one character for one, so
     that a match's positions are the text's ("Café is" -> "Cafe is")."""
     return "".join(unicodedata.normalize("NFKD", c)[:1] or c for c in text)
+
+
+def without_legal_suffix(name: str) -> str:
+    """``name`` without a trailing legal form ("Acme Audio, LLC" -> "Acme Audio")."""
+    return _LEGAL_SUFFIX.sub("", name.strip())
 
 
 def about_us(text: str, aliases: list[str], first_person: bool = False) -> bool:

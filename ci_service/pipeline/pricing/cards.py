@@ -183,8 +183,14 @@ class _Page:
         return found
 
 
+# "Setup fee: Add": a label and the first words of the sentence that states its price.
+_LABEL_THEN_WORDS = re.compile(r"^([^:]{3,60}):\s+\S+(?:\s+\S+)?$")
+
+
 def _tidy(name: str) -> str:
     name = " ".join(name.split()).strip(" :–—-")
+    if labelled := _LABEL_THEN_WORDS.match(name):
+        name = labelled.group(1).strip()
     return name.title() if name.isupper() and len(name) > 3 else name
 
 
@@ -374,6 +380,7 @@ def card_plans(page: SitePage, skipped: set[str] | None = None) -> list[PlanDraf
                 outer[id(g)] = (edition, _features(parsed, held, skip), soon)
     plans: list[PlanDraft] = []
     seen: set[tuple[str, str | None]] = set()
+    stated: set[tuple[str, float | None, str | None, str | None]] = set()
     for group in groups:
         edition, inherited, soon = outer.get(id(group), ("", [], False))
         found: list[PlanDraft] = []
@@ -384,6 +391,9 @@ def card_plans(page: SitePage, skipped: set[str] | None = None) -> list[PlanDraf
                 found = []
                 break
             found += _card(parsed, parsed.inside.get(card, []), edition, inherited, soon)
+        # A wrapper around cards already read (a section holding the plan row and a note)
+        # states those plans again: the same name, amount and period is the same plan.
+        found = [p for p in found if _plan_key(p) not in stated]
         if any((p.name.casefold(), p.period) in seen for p in found):
             first = min(parsed.inside.get(group, [0]))
             label = edition or _heading_before(parsed, first)
@@ -392,5 +402,10 @@ def card_plans(page: SitePage, skipped: set[str] | None = None) -> list[PlanDraf
         for plan in found:
             if (plan.name.casefold(), plan.period) not in seen:
                 seen.add((plan.name.casefold(), plan.period))
+                stated.add(_plan_key(plan))
                 plans.append(plan)
     return plans
+
+
+def _plan_key(plan: PlanDraft) -> tuple[str, float | None, str | None, str | None]:
+    return (plan.name.casefold(), plan.price, plan.currency, plan.period)

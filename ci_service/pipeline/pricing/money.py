@@ -360,13 +360,19 @@ def is_prose(text: str, found: list[Price]) -> bool:
     return words > 8 or before > 4 or (words > 4 and text.rstrip().endswith((".", "!")))
 
 
+_RANGE = re.compile(r"\s*(?:-|–|—|to|bis|à|a|tot|till?)\s*", re.IGNORECASE)
+
+
 def prices(line: str, next_line: str = "") -> list[Price]:
     """The prices stated in ``line`` (qualifiers from ``next_line`` when the line has none)."""
     if is_plumbing(line) or is_quoted(line):
         return []
     matches = list(AMOUNT.finditer(line))
     out = []
+    upper: set[int] = set()  # the upper ends of ranges, stated by their lower ends
     for i, match in enumerate(matches):
+        if i in upper:
+            continue
         amount = amount_of(match)
         if amount is None or NOT_THE_PRICE.search(line[max(0, match.start() - 24) : match.start()]):
             continue
@@ -381,6 +387,11 @@ def prices(line: str, next_line: str = "") -> list[Price]:
             continue  # letters that are money only in another language ("10 KM", "6 Ft")
         end = matches[i + 1].start() if i + 1 < len(matches) else len(line)
         after = line[match.end() : end]
+        if i + 1 < len(matches) and _RANGE.fullmatch(after):
+            # "$20-$30/mo": one price from its lower end, qualified as the range is.
+            upper.add(i + 1)
+            end = matches[i + 2].start() if i + 2 < len(matches) else len(line)
+            after = line[matches[i + 1].end() : end]
         period, unit, yearly = qualifiers(after)
         text = line[match.start() : end].strip(" [](),;")
         if period is None and unit is None and i == len(matches) - 1 and next_line:

@@ -29,7 +29,9 @@ this order:
    or nothing else was found, and its home or product page says what the company's
    product is ("<Company> is a low-code platform ...", "build with <Company>"), a product
    named like the company (``company_name`` spelled as the site spells it, or the site
-   name shared by the page titles), described by that sentence.
+   name shared by the page titles; without its legal form; or its first word when the
+   text uses that word as a product: "the Acme can ...", a page headed "Acme Features"),
+   described by that sentence.
 5. bundles: a plan line "<Product> + <Other>" on a pricing page (``product_extras.bundles``).
 
 A name the text mostly writes after the company's ("Acme Flow" for "Flow") takes that form;
@@ -81,7 +83,6 @@ from ci_service.pipeline.products.grids import grid_offerings
 from ci_service.pipeline.products.names import (
     GENERIC_WORDS,
     cite_for,
-    defining_sentence,
     heading_name,
     host_of,
     mention,
@@ -91,7 +92,6 @@ from ci_service.pipeline.products.names import (
     same_words,
     site_name,
     slug_words,
-    used_as_product,
 )
 from ci_service.pipeline.products.record_features import record_features
 from ci_service.pipeline.site import SitePage, SiteSnapshot
@@ -280,6 +280,8 @@ class _Finder:
                 elif target not in self.main_pages:
                     self.main_pages.append(target)  # "Product" -> the one product's page
                 continue
+            if label.startswith("feature") and menu.url:
+                extras.feature_page(self, menu.url)
             # A menu of services or treatments: an entry is one when its page is a product
             # page headed by its name (services are seldom proper nouns).
             services = not re.match(r"(?:our\s+)?(?:product|platform|solution|feature)", label)
@@ -373,13 +375,7 @@ class _Finder:
             return
         if any(_names_product(p) for p in self.main_pages):
             return  # the product page names its product (JSON-LD)
-        pages = [self.home, *self.main_pages]
-        described = defining_sentence(self.site, pages)
-        if described is None and not used_as_product(self.site, pages):
-            return
-        own = self.main_pages[:1] or [self.home]
-        description = described or self.home.description or ""
-        self.add(self.site, own[0].url, description, [p.url for p in own])
+        extras.company_product(self)
 
     # -- features ------------------------------------------------------------------------
 

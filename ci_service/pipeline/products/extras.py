@@ -6,6 +6,9 @@
   a name; the entries under it, and those named like it ("Suite features"), are its pages;
   an entry of generic words only ("Tour", "Features", "Platform") is a page of the
   company's one product.
+- :func:`company_product`: the company's one product, named like it (its short name too:
+  "Acme" of "Acme Audio, LLC") when its pages define or use that name as a product;
+  :func:`feature_page`: the page a Features menu opens is that product's page.
 - :func:`linked_features`: the home page's feature blocks that link to one product's own
   pages are its features.
 - :func:`bundles`: a plan line that sells a known product with another ("Acme + Acmecast")
@@ -23,7 +26,14 @@ from urllib.parse import urlsplit
 from ci_service.pipeline import taxonomy
 from ci_service.pipeline.products import layout as layout
 from ci_service.pipeline.products import sources as src
-from ci_service.pipeline.products.names import GENERIC_WORDS, name_ok
+from ci_service.pipeline.products.names import (
+    GENERIC_WORDS,
+    company_names,
+    defining_sentence,
+    name_ok,
+    natural_case,
+    used_as_product,
+)
 
 _LABEL_NOISE = frozenset("overview features feature benefits and & the key".split())
 _FEATURE_LABEL = re.compile(
@@ -86,6 +96,32 @@ def navigation(finder: Any) -> None:
             key = finder.menu_product(name, entry.url, target, strict=True)
             if key:
                 owners[entry.text.casefold()] = key
+
+
+def company_product(finder: Any) -> None:
+    """A product named like the company, by the first of its names (``company_names``)
+    that its home or product pages define ("Acme is a platform ...") or use as a product
+    ("the Acme can ...")."""
+    home = finder.home
+    product_kind = [p for p in finder.pages if p.kind == "product" and p not in finder.main_pages]
+    pages = [home, *finder.main_pages, *product_kind]
+    for name in company_names(finder.site):
+        described = defining_sentence(name, pages)
+        if described is None and not used_as_product(name, pages):
+            continue
+        own = finder.main_pages[:1] or [home]
+        description = described or home.description or ""
+        finder.add(natural_case(name, pages), own[0].url, description, [p.url for p in own])
+        return
+
+
+def feature_page(finder: Any, url: str) -> None:
+    """The page a Features menu opens presents the company's one product."""
+    target = finder.page(url)
+    if target is None or (finder.home and layout.same_page(target.url, finder.home.url)):
+        return
+    if not src.blocked(target, features=True) and target not in finder.main_pages:
+        finder.main_pages.append(target)
 
 
 def linked_features(finder: Any) -> None:

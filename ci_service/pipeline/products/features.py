@@ -171,22 +171,36 @@ def _pairs(card: Card) -> list[FoundFeature]:
     return [FoundFeature(feature_case(n), d, [f"{n} {d}", d, n], f"{scope} {n}") for n, d in pairs]
 
 
+def _list_lines(card: Card) -> list[FoundFeature]:
+    scope = " ".join([card.group, card.heading, *card.texts])
+    out = []
+    for line in card.items:
+        parts = split_line(line)
+        if parts and not chrome_name(parts[0]):
+            out.append(FoundFeature(parts[0], parts[1], [line, parts[0]], scope))
+    return out
+
+
 def html_features(found_cards: list[Card]) -> list[FoundFeature]:
     """Card grids, name/description pairs and lists under a feature heading (see the module
     docstring)."""
     out: list[FoundFeature] = []
     runs: dict[tuple[int, str], list[Card]] = {}  # the grid cards under each heading
+    lists: dict[str, list[Card]] = {}  # the list cards under each features heading
     for card in found_cards:
         if _member(card):
             runs.setdefault((card.level, card.group), []).append(card)
         out.extend(_pairs(card))
         intro = " ".join([card.heading, *card.texts[-1:]])
         if len(card.items) >= 2 and FEATURE_HEADING.search(intro):
-            scope = " ".join([card.group, card.heading, *card.texts])
-            for line in card.items:
-                parts = split_line(line)
-                if parts and not chrome_name(parts[0]):
-                    out.append(FoundFeature(parts[0], parts[1], [line, parts[0]], scope))
+            out.extend(_list_lines(card))
+        elif len(card.items) >= MIN_GRID and not card.texts and FEATURE_HEADING.search(card.group):
+            lists.setdefault(card.group, []).append(card)
+    # One list under a features heading ("Acme Features" over "Acme at a glance" and its
+    # lines) lists features; several such lists are a grid, whose headings are the features.
+    for group_lists in lists.values():
+        if len(group_lists) == 1:
+            out.extend(_list_lines(group_lists[0]))
     # Three cards make a grid; so do two under each of several sibling headings (a page
     # of feature sections with two or three numbered features each).
     per_level = Counter(level for (level, _g), run in runs.items() if len(run) >= 2 for _ in run)

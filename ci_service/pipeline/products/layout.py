@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urldefrag, urljoin, urlsplit
 
 from ci_service.intel.boilerplate import is_chrome_element, is_site_frame, marks, page_body
+from ci_service.intel.page_links import label_text
 from ci_service.pipeline.html_text import parse_html
 
 # The labels of menus that list what the company offers, in several languages.
@@ -108,7 +109,7 @@ def _links_in(el: Any, base: str) -> list[tuple[str, str]]:
     for anchor in anchors + list(el.iter("a")):
         url = _href(anchor, base)
         if url:
-            out.append((url, _one_line(anchor.text_content())))
+            out.append((url, label_text(anchor)))
     return list(dict.fromkeys(out))
 
 
@@ -158,13 +159,17 @@ def menus(html: str, base: str) -> list[Menu]:
     seen: set[int] = set()
     try:
         for el in doc.iter(*_LABEL_TAGS):
-            text = _one_line(el.text_content())
+            text = label_text(el)
             if len(text) > 30 or not MENU_LABEL.match(text):
                 continue
             if el.tag == "div" and len(el):  # a wrapper, not the label itself
                 continue
-            container = _menu_container(el)
-            label_link = el if el.tag == "a" else next(iter(el.iter("a")), None)
+            # A label inside a link ("<a><b>Features</b><span>Learn more</span></a>") is
+            # that link's: its menu is around the link.
+            outer = next(el.iterancestors("a"), None)
+            container = _menu_container(outer if outer is not None else el)
+            label_link = outer if outer is not None else next(el.iter("a"), None)
+            label_link = el if el.tag == "a" else label_link
             own_url = _href(label_link, base) if label_link is not None else ""
             if container is None:
                 if own_url:
@@ -368,7 +373,9 @@ CHROME_NAMES = frozenset(
     getting started, get started, support, help, cart, checkout, basket, payment, payments,
     payment options, shipping, my account, account, wishlist, description,
     additional information, downloads, documentation, docs, faq, faqs, overview, tour, demo,
-    videos, login, log in, sign in, sign up, search, home, menu, more""".split(",")
+    videos, login, log in, sign in, sign up, search, home, menu, more, specs, tech specs,
+    specifications, technical specifications, applications, gallery, photos, manuals,
+    setup, setting up, how it works, where to buy, buy now, shop""".split(",")
 )
 _NUMBERING = re.compile(r"^\s*(?:\d{1,2}[.)]|0\d|[ivx]{1,4}\.)\s+", re.IGNORECASE)
 _SPLIT = re.compile(r"\s*(?::|\s[–—-]\s)\s*")

@@ -28,6 +28,7 @@ from ci_service.pipeline import taxonomy
 from ci_service.pipeline.evidence import Cite, quote_in, sentences
 from ci_service.pipeline.products import layout as layout
 from ci_service.pipeline.site import SitePage, SiteSnapshot
+from ci_service.pipeline.subject import without_legal_suffix
 
 GENERIC_WORDS = frozenset(
     """overview all our the a an of products product platform platforms solutions solution
@@ -158,15 +159,33 @@ def defining_sentence(name: str, pages: list[SitePage]) -> str | None:
     return None
 
 
+def company_names(site: str) -> list[str]:
+    """The names the company's own product may go by: the site's name, without its legal
+    form, and the first word of a longer name ("Acme Audio, LLC" -> "Acme Audio", "Acme")."""
+    bare = without_legal_suffix(site)
+    names = list(dict.fromkeys(n for n in (site.strip(), bare) if n))
+    words = bare.split()
+    first = words[0] if words else ""
+    if len(words) >= 2 and len(first) >= 3 and first[:1].isupper() and first.isalpha():
+        if first.casefold() not in GENERIC_WORDS:
+            names.append(first)
+    return names
+
+
 def used_as_product(name: str, pages: list[SitePage]) -> bool:
-    """Two or more sentences use ``name`` as a product ("build with X", "X lets you")."""
+    """Two or more sentences use ``name`` as a product ("build with X", "X lets you", "the
+    X can"), or a page is headed by its features ("X Features")."""
     escaped = re.escape(name)
     pattern = re.compile(
-        rf"\b(?:with|using|use|try|self-host|deploy|install|download)\s+{escaped}\b|"
+        rf"\b(?:with|using|use|try|self-host|deploy|install|download)\s+(?:the\s+)?{escaped}\b|"
         rf"\b{escaped}\s+(?:auto-generates|lets|helps|allows|enables|supports|outputs|exposes|"
-        r"runs|ships|automates|integrates with)\b",
+        r"runs|ships|automates|integrates with)\b|"
+        rf"\bthe\s+{escaped}\s+(?:is|lets?|can|has|gives|makes|comes|will|does)\b",
         re.IGNORECASE,
     )
+    headed = re.compile(rf"^{escaped}\s+(?:features|specifications|specs)\b", re.IGNORECASE)
+    if any(headed.match(h or "") for page in pages for h, _level, _text in page.sections):
+        return True  # a page headed "X Features" presents the product X
     return sum(len(pattern.findall(page.text or "")) for page in pages) >= 2
 
 

@@ -26,6 +26,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
+from ci_service.intel.page_links import label_text
 from ci_service.pipeline.evidence import Cite, sentences
 
 NO_OFFERING_KINDS = frozenset(
@@ -103,7 +104,7 @@ def nav_entries(html: str, base: str) -> list[NavEntry]:
     """Every link of the page's navigation (menus, header, footer), in page order, with the
     label of the menu item it hangs under."""
     from ci_service.pipeline.html_text import parse_html
-    from ci_service.pipeline.products.layout import _href, _one_line
+    from ci_service.pipeline.products.layout import _href
 
     doc = parse_html(html)
     if doc is None:
@@ -112,7 +113,7 @@ def nav_entries(html: str, base: str) -> list[NavEntry]:
     seen: set[tuple[str, str]] = set()
     try:
         for anchor in doc.iter("a"):
-            url, text = _href(anchor, base), _one_line(anchor.text_content())
+            url, text = _href(anchor, base), label_text(anchor)
             if not url or not text or len(text) > 60 or (url, text) in seen:
                 continue
             if not _in_navigation(anchor):
@@ -122,7 +123,7 @@ def nav_entries(html: str, base: str) -> list[NavEntry]:
             item = _parent_item(anchor)
             label = next(item.iter("a"), None) if item is not None else None
             if label is not None and label is not anchor:
-                parent, parent_url = _one_line(label.text_content()), _href(label, base)
+                parent, parent_url = label_text(label), _href(label, base)
             out.append(NavEntry(url, text, parent, parent_url))
     except (ValueError, RecursionError):  # hostile markup: keep what was read
         pass

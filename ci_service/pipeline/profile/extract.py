@@ -106,6 +106,7 @@ from ci_service.pipeline.profile.rules import (
     valid_year,
 )
 from ci_service.pipeline.site import SitePage, SiteSnapshot
+from ci_service.pipeline.subject import without_legal_suffix
 from ci_service.timeutil import iso, utcnow
 
 log = logging.getLogger("ci_service.pipeline")
@@ -130,7 +131,6 @@ _LEGAL_PAGE = re.compile(r"^(?:terms|tos|privacy|legal|cookies?|gdpr|dpa|eula|li
 OWNED = "owned"  # a candidate naming what the site calls its own, never stored
 _BRACKETED = re.compile(r"\(([^()]*)\)")
 _FORMERLY = re.compile(r"^(?:formerly|previously|aka|also known as|née|ex)\s+", re.I)
-_LEGAL = re.compile(r"[,\s]+(?:inc|ltd|llc|gmbh|plc|limited|corp|co|s\.?a|b\.?v)\.?$", re.I)
 
 
 def _rank(page: SitePage) -> int:
@@ -174,12 +174,13 @@ def _aliases(snapshot: SiteSnapshot, company_name: str) -> list[str]:
     # "Acme, Inc. (formerly Oldname)", "Nordlys (Nordlys Digital AB)": each name apart.
     outside = " ".join(_BRACKETED.sub(" ", entered).split())
     inside = [_FORMERLY.sub("", part).strip() for part in _BRACKETED.findall(entered)]
-    names = {entered, _LEGAL.sub("", entered), outside, _LEGAL.sub("", outside), *inside}
+    names = {entered, outside, *inside}
+    names |= {without_legal_suffix(entered), without_legal_suffix(outside)}
     label = (urlsplit(snapshot.start_url).hostname or "").removeprefix("www.").split(".")[0]
     if len(label) >= 3 and label.isalpha() and label != "localhost":
         names.add(label)
     if brand := _brand(snapshot):  # "Acme Cloud" for a company entered as "Acme"
-        names.add(_LEGAL.sub("", brand))
+        names.add(without_legal_suffix(brand))
     return [n.casefold() for n in names if len(n) >= 3]
 
 
