@@ -93,3 +93,18 @@ def test_a_range_is_one_price_from_its_lower_end(line, amount, period):
 
 def test_two_prices_apart_are_not_a_range():
     assert [p.amount for p in prices("$10 per month, $100 per year")] == [10.0, 100.0]
+
+
+@pytest.mark.parametrize(
+    ("line", "language", "period", "unit"),
+    [
+        ("vanaf €19 per medewerker / maand", "nl", "month", "per employee"),
+        ("29 € pro Nutzer / Monat", "de", "month", "per user"),
+        ("€ 34 / maand", "nl", "month", None),
+        ("$5 per 1000 requests, 3 months free", "en", None, "per 1000 requests"),
+    ],
+)
+def test_a_period_after_the_unit_in_the_pages_language(line, language, period, unit):
+    with page_money(line, language):
+        [price] = prices(line)
+    assert (price.period, price.unit) == (period, unit)

@@ -19,6 +19,7 @@ state no plan's price.
 from __future__ import annotations
 
 import contextlib
+import itertools
 import re
 from collections.abc import Iterator
 from contextvars import ContextVar
@@ -328,12 +329,18 @@ def _unit(head: str) -> str | None:
 def qualifiers(after: str) -> tuple[str | None, str | None, bool]:
     """(period, unit, billed yearly) from the words after an amount."""
     head = after[:60]
-    cldr = (("month", period_pattern("month")), ("year", period_pattern("year")))
     found = [
         (m.start(), name)
-        for name, rx in (*_PERIODS, *cldr)
+        for name, rx in _PERIODS
         if (m := re.search(rx, head, re.I)) and len(head[: m.start()].split()) <= 3
     ]
+    # The CLDR forms right after the amount or after up to three words of a unit ("€19
+    # per medewerker / maand").
+    starts = [0] + [w.end() for w in itertools.islice(re.finditer(r"\S+", head), 3)]
+    for name in ("month", "year"):
+        at = next((s for s in starts if re.match(period_pattern(name), head[s:], re.I)), None)
+        if at is not None:
+            found.append((at, name))
     period = min(found)[1] if found else None
     return period, _unit(head), bool(_BILLED_YEARLY.search(after[:80]))
 

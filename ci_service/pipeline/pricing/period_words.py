@@ -32,6 +32,10 @@ def _suffixes(unit: str) -> set[str]:
             patterns = Locale.parse(language)._data["unit_patterns"].get(unit, {})
         except (UnknownLocaleError, ValueError, KeyError):
             continue
+        # "/ maand", "/ Monat": a slash before the unit's name (its long singular form).
+        one = ((patterns.get("long") or {}).get("one") or "").split("{0}", 1)[-1].strip()
+        if len(one) >= 3 and one.isalpha():
+            found.add(f"/ {one}")
         for length in _LENGTHS:
             per = (patterns.get(length) or {}).get("per") or ""
             if "{0}" not in per:
