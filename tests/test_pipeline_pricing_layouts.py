@@ -484,3 +484,27 @@ def test_a_section_around_plan_cards_does_not_state_them_again():
         ("Hardware lease", 20.0, "USD", "month", None, False),
     ]
     assert_cited(plans, made)
+
+
+LABELLED_CARDS = """<html><body><main><h1>Plans</h1><div class="plans">
+ <div class="plan"><h3>Starter</h3><p>For a first try.</p>
+  <div><h4>Subscription price</h4><div><span>$</span><span>49</span><span>/mo</span></div></div>
+  <div><h4>Max credit line per customer</h4><div><span>$</span><span>50,000</span></div></div>
+  <ul><li>Invoices</li><li>Reminders</li></ul></div>
+ <div class="plan"><h3>Growth</h3><p>For a growing book.</p>
+  <div><h4>Subscription price</h4><div><span>$</span><span>199</span><span>/mo</span></div></div>
+  <div><h4>Max credit line per customer</h4><div><span>$</span><span>250,000</span></div></div>
+  <ul><li>Invoices</li><li>Reminders</li></ul></div>
+</div>
+<h2>How is a $1,000 invoice paid?</h2><div class="steps">
+ <div><h4>Send invoice</h4><p>$873.90</p></div><div><h4>A day later</h4><p>$873.90</p></div>
+</div></main></body></html>"""
+
+
+def test_card_labels_limits_and_a_worked_example_are_no_plans():
+    made = page("/pricing", LABELLED_CARDS)
+    plans = page_plans(made)
+    assert terms(plans) == [
+        ("Starter", 49.0, "USD", "month", None, False),
+        ("Growth", 199.0, "USD", "month", None, False),
+    ]

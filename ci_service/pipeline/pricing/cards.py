@@ -61,6 +61,7 @@ from ci_service.pipeline.pricing.markup_words import (
     DESCRIPTION,
     DISCOUNT,
     GLYPH,
+    LIMIT_LABEL,
     NOT_A_NAME,
     TITLE,
 )
@@ -126,7 +127,8 @@ class _Page:
             nxt = self.lines[i + 1].text if i + 1 < len(self.lines) else ""
             short = len(line.text.split()) <= 25 and not line.quoted
             found = prices(line.text, nxt) if short else []
-            if is_prose(line.text, found):
+            question = line.text.rstrip().endswith("?")
+            if question or is_prose(line.text, found) or self._limited(i, found):
                 found = []
             self.price.append(found)
             self.marker.append(
@@ -141,6 +143,13 @@ class _Page:
             for el in (line.el, *line.el.iterancestors()):
                 self.inside.setdefault(el, []).append(i)
 
+    def _limited(self, i: int, found: list[Price]) -> bool:
+        """An amount without a period under a limit's label ("Max credit line" / "$50,000")."""
+        if not found or any(p.period for p in found) or i == 0:
+            return False
+        label = self.lines[i - 1].text
+        return len(label.split()) <= 8 and bool(LIMIT_LABEL.fullmatch(label))
+
     def _name(self, line: Line) -> str:
         text = line.text.strip(" :")
         if line.action or line.quoted or not text or len(text.split()) > 6:
@@ -152,7 +161,7 @@ class _Page:
             return ""
         if NOT_A_NAME.fullmatch(text) or is_on_request(text) or is_not_yet(text):
             return ""
-        return text
+        return "" if LIMIT_LABEL.fullmatch(text) else text
 
     def priced(self, i: int) -> bool:
         return bool(self.price[i]) or self.marker[i]
@@ -348,10 +357,10 @@ def _container(page: _Page, held: list[int]) -> bool:
     return sum(bool(page.name[i]) for i in held) > 1
 
 
-def _heading_before(page: _Page, first: int) -> str:
+def _heading_before(page: _Page, first: int, limit: int = 60) -> str:
     for i in range(first - 1, -1, -1):
         if page.lines[i].heading and not page.price[i]:
-            return _tidy(page.lines[i].text)[:60]
+            return _tidy(page.lines[i].text)[:limit]
     return ""
 
 
@@ -383,6 +392,8 @@ def card_plans(page: SitePage, skipped: set[str] | None = None) -> list[PlanDraf
     stated: set[tuple[str, float | None, str | None, str | None]] = set()
     for group in groups:
         edition, inherited, soon = outer.get(id(group), ("", [], False))
+        if _heading_before(parsed, min(parsed.inside.get(group, [0])), 300).endswith("?"):
+            continue  # cards under a question: a worked example or an answer, not plans
         found: list[PlanDraft] = []
         for card in cards[id(group)]:
             if any(g is not group and card in set(g.iterancestors()) for g in groups):

@@ -23,11 +23,19 @@ NOT_A_NAME = re.compile(
     r"limited\s+offer|coming\s+soon|get\s+started|sign\s+up|buy\s+now|start\s+(?:free\s+)?trial|"
     r"try\s+(?:it\s+)?(?:for\s+)?free|learn\s+more|monthly|annually|yearly|annual|per\s+month|"
     r"per\s+year|billed\s+\w+|from|only|starting\s+at|just|pricing|plans?|features?|prices?|"
-    r"costs?|fees?|salary|"
+    r"costs?|fees?|salary|(?:subscription|monthly|annual|yearly|base|list|your)\s+"
+    r"(?:price|fee|cost)s?|"
     r"add\s+to\s+(?:cart|basket|bag)|buy|quantity|qty|in\s+stock|out\s+of\s+stock|reviews?|"
     r"(?:customer\s+)?ratings?|related\s+products?|you\s+may\s+also\s+like|shipping|"
     r"delivery|returns?|payment(?:\s+(?:options|methods))?|sub-?total|total|checkout|cart|"
     r"testimonials?|faqs?|frequently\s+asked\s+questions)\W*",
+    re.IGNORECASE,
+)
+# A card's label for a limit or an allowance ("Max credit line per customer", "Up to"): the
+# amount under it is what the plan allows, not what it costs.
+LIMIT_LABEL = re.compile(
+    r"\W*(?:max(?:imum)?|min(?:imum)?|up\s+to|limits?|credit\s+lines?|quota|allowance)\b"
+    r".{0,60}",
     re.IGNORECASE,
 )
 # Words of testimonials and quotations: a figure in them ("$75,000 in revenue") is no price.

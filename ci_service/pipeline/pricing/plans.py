@@ -364,8 +364,10 @@ _PRICE_WORDS = re.compile(
 
 
 def plan_name_ok(name: str) -> bool:
-    """Whether a plan's name names it: not a count, a size, or a word that leads a price
-    ("From", "Only", "Pricing")."""
+    """Whether a plan's name names it: not a count, a size, a question, or a word that
+    leads a price ("From", "Only", "Pricing")."""
+    if name.rstrip().endswith("?"):
+        return False  # a question heading a worked example ("How is a $1,000 invoice paid?")
     return not (_NOT_A_PLAN_NAME.fullmatch(name) or _PRICE_WORDS.fullmatch(name))
 
 

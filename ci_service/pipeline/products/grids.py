@@ -12,6 +12,7 @@ page or on a page of kind ``product`` at the top of the site (a section index su
 - most records link to pages of their own on the site: product pages, or (from the home
   page) pages of no other kind side by side in one folder below the root (three or more:
   "/treatments/<name>/").
+Without such a grid, the lists of a page so named give its offerings (``service_lists``).
 Each record is an offering named by its name, described by its line, on its own page when
 it links to one. A set under a heading about audiences, customers, partners, the team,
 steps, questions or prices is never one, and in a set whose heading does not name
@@ -29,6 +30,7 @@ from urllib.parse import urlsplit
 
 from ci_service.pipeline.page_kind_names import OTHER, PRODUCT
 from ci_service.pipeline.products.names import name_ok
+from ci_service.pipeline.products.service_lists import service_list_items
 from ci_service.pipeline.products.sources import blocked
 from ci_service.pipeline.records import record_sets
 from ci_service.pipeline.site import SitePage
@@ -87,9 +89,7 @@ def offering_grids(
         own = _sibling_pages(own, page)
         linked = {p.url for p in own if p is not None and p.url != page.url}
         headed = bool(OFFERING_HEADING.search(found.heading))
-        named = headed or (
-            not found.heading.strip() and not found.nested and _names_offerings(page)
-        )
+        named = headed or (not found.heading.strip() and not found.nested and names_offerings(page))
         if not named and len(linked) < 0.6 * len(rows):
             continue
         for (record, description), target in zip(rows, own, strict=True):
@@ -100,7 +100,7 @@ def offering_grids(
     return out
 
 
-def _names_offerings(page: SitePage) -> bool:
+def names_offerings(page: SitePage) -> bool:
     """A page whose address or title names what the company offers ("/services.html",
     "Leistungen | Acme"): its top-level grid without a heading is that list."""
     path = urlsplit(page.url).path.rstrip("/").rsplit("/", 1)[-1].rsplit(".", 1)[0]
@@ -147,6 +147,10 @@ def grid_offerings(finder: Any, excluded: Callable[[str], bool]) -> None:
     for page in finder.pages:
         if blocked(page) or excluded(page.url):
             continue
-        for found in offering_grids(page, product_page):
+        found_here = offering_grids(page, product_page)
+        for found in found_here:
             pages = [found.url] if found.url != page.url else []
             finder.add(found.name, found.url, found.description, pages)
+        if not found_here and page.kind in (PRODUCT, OTHER) and names_offerings(page):
+            for name, item in service_list_items(page.html, NOT_OFFERINGS):
+                finder.add(name, page.url, item, [])

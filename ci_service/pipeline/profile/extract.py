@@ -92,6 +92,7 @@ from ci_service.pipeline.evidence import Cite, EvidenceMap, sentences
 
 # News moved to pipeline.news.extract; re-exported for the callers that import them from here.
 from ci_service.pipeline.news.extract import news_entries, news_feed  # noqa: F401
+from ci_service.pipeline.profile.imprint import imprint_candidates
 from ci_service.pipeline.profile.industry import TITLE_PARTS, industry_candidates
 from ci_service.pipeline.profile.layouts import investor_entries, markup_headquarters
 from ci_service.pipeline.profile.places import address_place, clean_place
@@ -263,6 +264,8 @@ def _facts(
             json_found.extend((c, page) for c in _json_ld_candidates(page, index))
         except Exception:  # a hostile page must not cost the other pages' facts
             log.warning("profile rules skipped %s", page.url, exc_info=True)
+    for index, page in enumerate(snapshot.pages):
+        text_found.extend(imprint_candidates(page, index))
     for candidate, page in json_found:
         _cite_json_ld(candidate, text_found, page)
     values: dict[str, Any] = {}

@@ -85,8 +85,31 @@ _QUOTES = re.compile(r"[\"“”]")
 TITLE_PARTS = re.compile(r"\s+[|–—:-]\s+")
 
 
+# "family-owned", "owner-managed", "Berlin-based": how the company is held or where it
+# sits, not what it does.
+_HELD = ("-based", "-owned", "-run", "-managed", "-operated", "-led", "-held")
+_SPECIALIZING = set("specializing specialising specialized specialised focused focusing".split())
+
+
 def _words(tokens: list[str]) -> list[str]:
-    return [t for t in tokens if t.casefold() not in _FILLER and not t.endswith("-based")]
+    return [t for t in tokens if t.casefold() not in _FILLER and not t.casefold().endswith(_HELD)]
+
+
+def _speciality(tokens: list[str]) -> list[str]:
+    """ "specializing in the production of steel structures and ..." -> "production of
+    steel structures": what a company says it specializes in."""
+    if len(tokens) < 3 or tokens[0].casefold() not in _SPECIALIZING:
+        return []
+    if tokens[1].casefold() not in ("in", "on"):
+        return []
+    out: list[str] = []
+    for token in tokens[2:12]:
+        low = token.casefold()
+        if not token[0].isalnum() or (low in _STOP and low != "of") or low == "and":
+            break
+        if out or low not in ("the", "a", "an"):
+            out.append(token)
+    return out if out and out[-1].casefold() != "of" else []
 
 
 def descriptor(rest: str, strict: bool = False) -> str | None:
@@ -119,6 +142,9 @@ def descriptor(rest: str, strict: bool = False) -> str | None:
     if head.casefold() in _OF_HEADS:
         return descriptor(" ".join(tail)) if follow == "of" and tail else None
     core = _words(pre)
+    if head.casefold() in _NAME_HEADS and not [w for w in core if w.casefold() not in _GENERIC]:
+        if speciality := _speciality(tokens[i:]):
+            return _label(speciality)  # "a family company specializing in X"
     if head.casefold() in _NAME_HEADS:
         words = core
     else:

@@ -117,12 +117,21 @@ def address_place(block: str) -> str | None:
     return None
 
 
-# "Sjøgata 12, 0150 Oslo", "Kaiserstraße 5 13187 Berlin": a street and house number,
-# then a postal code and the city, on one line or run together.
+# "Sjøgata 12, 0150 Oslo", "Kaiserstraße 5 13187 Berlin", "Dlouhá 1954/22, 101 00 Praha": a
+# street and house number, then a postal code (five digits may be written "NNN NN", as in
+# Czechia, Slovakia, Sweden and Greece) and the city, on one line or run together.
 _POSTCODE_CITY = re.compile(
-    r"\b[A-ZÀ-Þ][\w'’.-]+(?:[ \t][\w'’.-]+){0,3}[ \t]\d{1,4}[a-zA-Z]?,?[ \t\n]+"
-    r"(?:[A-Z]{1,2}-)?\d{4,5}[ \t]+([A-ZÀ-Þ][a-zà-ÿ'’-]+(?:[ -][A-ZÀ-Þ][a-zà-ÿ'’-]+)?)\b"
+    r"\b[A-ZÀ-Þ][\w'’.-]+(?:[ \t][^\W\d_][\w'’.-]*){0,3}[ \t]\d{1,4}(?:/\d{1,4})?[a-zA-Z]?,?"
+    r"[ \t\n]+"
+    r"(?:[A-Z]{1,2}-)?(?:\d{4,5}|\d{3}[ \t]\d{2})[ \t]+"
+    r"([A-ZÀ-Þ][a-zà-ÿ'’-]+(?:[ -][A-ZÀ-Þ][a-zà-ÿ'’-]+)?)\b"
 )
+
+
+def _country_at(text: str) -> bool:
+    """Whether ``text`` opens with a country's name ("Czech Republic ...")."""
+    words = text.split()[:3]
+    return any(COUNTRIES.get(" ".join(words[:n]).strip(" .,").casefold()) for n in (1, 2, 3))
 
 
 def postal_cities(text: str) -> list[tuple[str, int, int]]:
@@ -134,7 +143,11 @@ def postal_cities(text: str) -> list[tuple[str, int, int]]:
         if city := _us_city(match):
             out.append((city, match.start(), match.end()))
     for match in _POSTCODE_CITY.finditer(text):
-        city = clean_place(match.group(1))
+        name = match.group(1)
+        first, _, second = name.partition(" ")
+        if second and _country_at(text[match.start(1) + len(first) :]):
+            name = first  # "Fulnek Czech Republic": the city, then its country
+        city = clean_place(name)
         if city and not _STREET.search(city):
             out.append((city, match.start(), match.end()))
     return sorted(out, key=lambda found: found[1])
