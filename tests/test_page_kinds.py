@@ -177,3 +177,14 @@ def test_a_calendar_of_dated_events_is_not_news():
     )
     kind = classify(page("/meet", events, "Where to meet us | Example"))
     assert kind not in page_kinds.NEWS_KINDS
+
+
+def test_a_news_word_inside_a_longer_name_is_no_news_list():
+    made = page(
+        "/machines/press-brake-and-roll-bending/",
+        "<h1>Press brake and roll bending</h1><p>Our servo-electric press brake bends sheets "
+        "up to three metres long with a force of 1 000 kN.</p><table><tr><td>Bending force"
+        "</td><td>1 000 kN</td></tr><tr><td>Working length</td><td>3 100 mm</td></tr></table>",
+        "Press brake and roll bending",
+    )
+    assert classify(made) != "news-list"

@@ -353,6 +353,10 @@ def classify(page: Any, *, is_start: bool = False) -> str:
                 scores[kind] -= 3.0
     if listing:
         scores[NEWS_LIST] += 2.0 + min(entries, 10) * 0.2
+    elif not entries and hints[NEWS_LIST] < 3.0:
+        # A news word inside a longer name ("Press brake and roll bending", "Media
+        # servers") without a single dated entry: not a list of news.
+        scores[NEWS_LIST] = min(scores[NEWS_LIST], 0.0)
 
     if _features_shaped(page):
         scores[PRODUCT] += 1.5
