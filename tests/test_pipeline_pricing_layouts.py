@@ -508,3 +508,20 @@ def test_card_labels_limits_and_a_worked_example_are_no_plans():
         ("Starter", 49.0, "USD", "month", None, False),
         ("Growth", 199.0, "USD", "month", None, False),
     ]
+
+
+FEE_TABLE = """<html lang="de"><body><main><h1>Preise</h1><table>
+<thead><tr><th>Leistung</th><th>Preis</th></tr></thead><tbody>
+<tr><td><strong>Lektorat</strong> (Zeichenhonorar)</td><td>ab 7,50 € pro 1000 Zeichen</td></tr>
+<tr><td><strong>Lektorat</strong> (Stundenhonorar)</td><td>60 €/h</td></tr>
+</tbody></table></main></body></html>"""
+
+
+def test_a_fee_table_with_headers_in_the_pages_language():
+    made = page("/preise/", FEE_TABLE, title="Preise", language="de")
+    plans = page_plans(made)
+    assert terms(plans) == [
+        ("Lektorat (Zeichenhonorar)", 7.5, "EUR", None, None, False),
+        ("Lektorat (Stundenhonorar)", 60.0, "EUR", None, "per hour", False),
+    ]
+    assert_cited(plans, made)

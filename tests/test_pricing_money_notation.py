@@ -108,3 +108,19 @@ def test_a_period_after_the_unit_in_the_pages_language(line, language, period, u
     with page_money(line, language):
         [price] = prices(line)
     assert (price.period, price.unit) == (period, unit)
+
+
+@pytest.mark.parametrize(
+    ("line", "language", "unit"),
+    [
+        ("60 €/h", "de", "per hour"),
+        ("25 € pro Stunde", "de", "per hour"),
+        ("€ 80 per dag", "nl", "per day"),
+        ("45 € par heure", "fr", "per hour"),
+        ("$5/hr", "en", "per hour"),
+    ],
+)
+def test_rates_per_hour_and_day_in_the_pages_language(line, language, unit):
+    with page_money(line, language):
+        [price] = prices(line)
+    assert (price.period, price.unit) == (None, unit)

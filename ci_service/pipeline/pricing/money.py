@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ci_service.pipeline.evidence import sentence_at
 from ci_service.pipeline.pricing import currencies
-from ci_service.pipeline.pricing.period_words import period_pattern
+from ci_service.pipeline.pricing.period_words import period_pattern, rate_pattern
 
 _OWN_CODES = "USD EUR GBP CHF CAD AUD NZD JPY INR SEK NOK DKK PLN BRL MXN SGD HKD ZAR CNY CZK TRY"
 # With CLDR's currencies of many languages (``pricing.currencies``), less codes that are
@@ -302,6 +302,9 @@ def _unit(head: str) -> str | None:
     if rate := _RATE.match(head):
         word = (rate.group("short") or rate.group("dotted") or rate.group("word")).lower()
         return f"per {_RATE_UNITS.get(word, word)}"
+    for stretch in ("hour", "day", "week"):  # "60 €/h", "25 € pro Stunde", "€ 80 per dag"
+        if re.match(rate_pattern(stretch), head, re.IGNORECASE):
+            return f"per {stretch}"
     match = _UNIT.match(head)
     if match:
         word = " ".join(match.group("word").split())

@@ -22,7 +22,9 @@ LANGUAGES = (
 _LENGTHS = ("long", "short")
 
 
-def _suffixes(unit: str) -> set[str]:
+def _suffixes(unit: str, lengths: tuple[str, ...] = _LENGTHS, least: int = 2) -> set[str]:
+    """What each language writes after an amount "per ``unit``", in the forms of
+    ``lengths``, with at least ``least`` letters."""
     from babel import Locale
     from babel.core import UnknownLocaleError
 
@@ -36,15 +38,20 @@ def _suffixes(unit: str) -> set[str]:
         one = ((patterns.get("long") or {}).get("one") or "").split("{0}", 1)[-1].strip()
         if len(one) >= 3 and one.isalpha():
             found.add(f"/ {one}")
-        for length in _LENGTHS:
+        for length in lengths:
             per = (patterns.get(length) or {}).get("per") or ""
             if "{0}" not in per:
                 continue
             suffix = " ".join(per.split("{0}", 1)[1].split())
             letters = re.sub(r"[\W\d_]", "", suffix)
-            if len(letters) >= 2:
+            if len(letters) >= least:
                 found.add(suffix)
     return found
+
+
+def _pattern(suffixes: set[str]) -> str:
+    either = "|".join(re.escape(s).replace(r"\ ", r"\s*") for s in sorted(suffixes, key=len)[::-1])
+    return r"^\s*(?:[,.][-–]\s*)?(?:" + either + r")(?![^\W\d_])"
 
 
 @functools.cache
@@ -53,6 +60,15 @@ def period_pattern(period: str) -> str:
     right after an amount ("25,- per maand": a whole amount's ",-" may come between), in
     every language of :data:`LANGUAGES`. Built once per period: every price asks for it."""
     unit = {"month": "duration-month", "year": "duration-year"}[period]
-    suffixes = sorted(_suffixes(unit), key=len, reverse=True)
-    either = "|".join(re.escape(s).replace(r"\ ", r"\s*") for s in suffixes)
-    return r"^\s*(?:[,.][-–]\s*)?(?:" + either + r")(?![^\W\d_])"
+    return _pattern(_suffixes(unit))
+
+
+@functools.cache
+def rate_pattern(stretch: str) -> str:
+    """A regular expression for "per hour" (``stretch`` "hour"), "per day" or "per week"
+    right after an amount, in every language of :data:`LANGUAGES`; an hour's one-letter
+    form ("€/h") too, which nothing else writes after money."""
+    unit = {"hour": "duration-hour", "day": "duration-day", "week": "duration-week"}[stretch]
+    if stretch == "hour":
+        return _pattern(_suffixes(unit, ("long", "short", "narrow"), least=1))
+    return _pattern(_suffixes(unit))

@@ -45,14 +45,20 @@ from ci_service.pipeline.pricing.money import (
 )
 from ci_service.pipeline.site import SitePage
 
+# Header words in English, German, French, Spanish, Italian, Portuguese, Dutch and the
+# Scandinavian languages.
 PRICE_HEADER = re.compile(
     r"\b(?:prices?|pricing|costs?|fees?|rates?|monthly|yearly|annual(?:ly)?|amount|"
-    r"per\s+(?:month|year|user|seat)|/\s*(?:month|mo|year|yr))\b",
+    r"per\s+(?:month|year|user|seat)|/\s*(?:month|mo|year|yr)|preise?|kosten|honorare?|"
+    r"gebühr(?:en)?|prix|tarifs?|co[uû]ts?|precios?|tarifas?|prezz[oi]|costo|preços?|"
+    r"prijs|prijzen|kosten|tarieven|pris(?:er)?|avgift)\b",
     re.IGNORECASE,
 )
 NAME_HEADER = re.compile(
     r"\b(?:plans?|tiers?|editions?|packages?|names?|subscriptions?|licen[cs]es?|options?|"
-    r"products?|levels?|bundles?)\b",
+    r"products?|levels?|bundles?|services?|leistung(?:en)?|dienstleistung(?:en)?|angebot|"
+    r"pakete?|prestations?|formules?|servicios?|planes|servizi|pacchetti|serviços|pacotes|"
+    r"diensten|dienst|pakketten|tjänst(?:er)?|tjeneste(?:r)?|ydelse(?:r)?)\b",
     re.IGNORECASE,
 )
 FEATURES_HEADER = re.compile(
