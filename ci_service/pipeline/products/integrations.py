@@ -7,13 +7,16 @@ Two page shapes, recognised by URL and headings (never by site):
   followed by a slug. The name is the page's h1 (or title) with "integration", "connector",
   "Connect X to Y" and the site name taken off; the quote is the first sentence of the page
   that names it (else its h1 line).
-- **list pages**: a page whose path, title or headings say integrations, connectors,
-  supported devices/hardware/platforms or compatibility. Under each heading that says so
+- **list pages**: a page whose path, title or headings say integrations, connectors (in
+  several languages: "Integrationen", "koppelingen", "intégrations" ...), supported
+  devices/hardware/platforms or compatibility. Under each heading that says so
   (or, on such a page, any heading), the short list lines (1–8 words, starting with a
   capital or digit, not a sentence, not a call to action) are the items. On such a page a
   grid of repeated records (``pipeline.records``: cards with a name and a line or two)
   gives one item per record whose name is such a line, quoted by the record's line that
-  names it: a directory of two dozen connectors is read from its one index page.
+  names it: a directory of two dozen connectors is read from its one index page. Not a
+  set under a sentence that does not say integrations (a call to action), nor the set of
+  the page's sections (its names head the other sets), nor a figure ("22").
 
 Items become features of the competitor's offerings, ``"<Name>"`` with a description
 saying what it is ("Integration", or the list's heading such as "Reference boards"),
@@ -36,12 +39,19 @@ from ci_service.pipeline.products.sources import blocked
 from ci_service.pipeline.records import record_sets
 from ci_service.pipeline.site import SitePage, SiteSnapshot
 
+# "Integrations" and "connectors" in German, Dutch, French, Spanish, Italian, Portuguese,
+# the Scandinavian languages and Polish too.
+_INTEGRATION_WORDS = (
+    r"integrations?|connectors?|integrationen|schnittstellen|anbindungen|konnektoren|"
+    r"integraties|koppelingen|int[ée]grations?|connecteurs|integraciones|conectores|"
+    r"integrazioni|connettori|integra[çc][õo]es|integrationer|integrasjoner|integracje"
+)
 DETAIL_PATH = re.compile(
-    r"/(?:integrations?|connectors?|apps|marketplace|plugins?|extensions)/([^/]+)/?$",
+    rf"/(?:{_INTEGRATION_WORDS}|apps|marketplace|plugins?|extensions)/([^/]+)/?$",
     re.IGNORECASE,
 )
 LIST_WORDS = re.compile(
-    r"\b(?:integrations?|connectors?|supported (?:devices|hardware|platforms|boards)|"
+    rf"\b(?:{_INTEGRATION_WORDS}|supported (?:devices|hardware|platforms|boards)|"
     r"hardware|devices|compatib\w+|works with|connects? (?:with|to))\b",
     re.IGNORECASE,
 )
@@ -85,6 +95,8 @@ def _item_line(line: str) -> str | None:
         return None
     if not (line[0].isupper() or line[0].isdigit()) or line.endswith((".", ":", "?", "!")):
         return None
+    if not re.search(r"[^\W\d_]", line):
+        return None  # "22", "9+": a figure of a stats row
     if CTA.search(line) or re.search(r"[$€£]|\d+\s*%", line):
         return None
     if re.search(r"\(\d+\)$", line):  # "Data Source (11)": a filter with its count
@@ -124,9 +136,12 @@ def _list_items(page: SitePage) -> list[Supported]:
     page_says = bool(LIST_WORDS.search(f"{urlsplit(page.url).path} {page.title}"))
     out = []
     for heading, _level, text in page.sections:
-        if not (LIST_WORDS.search(heading or "") or (page_says and heading)):
+        listed = LIST_WORDS.search(heading or "")
+        if not (listed or (page_says and heading)) or (not listed and _sentence(heading)):
             continue
         lines = [line for line in text.splitlines() if line.strip()]
+        if sum(1 for line in lines if not re.search(r"[^\W\d_]", line)) >= 2:
+            continue  # figures and their labels: a stats row ("13" / "Live now")
         items = [(line, _item_line(line)) for line in lines]
         names = [(line, name) for line, name in items if name]
         if len(names) < 2 or len(names) < len(lines) / 2:
@@ -140,16 +155,27 @@ def _list_items(page: SitePage) -> list[Supported]:
     return out
 
 
+def _sentence(heading: str) -> bool:
+    heading = heading.strip()
+    return heading.endswith((".", "!", "?")) or len(heading.split()) >= 7
+
+
 def _grid_items(page: SitePage) -> list[Supported]:
     """Items of the page's record grids (a name per card), each quoted by its card's line
     that names it (or the name's own line), when that quote is in the page's text."""
     text = " ".join(page.text.split())
     page_says = bool(LIST_WORDS.search(f"{urlsplit(page.url).path} {page.title}"))
     out = []
-    for found in record_sets(page.html, page.url):
+    sets = record_sets(page.html, page.url)
+    headings = {" ".join(f.heading.split()).casefold() for f in sets if f.heading.strip()}
+    for found in sets:
         listed = LIST_WORDS.search(found.heading)
         if not (page_says or listed):
             continue
+        if not listed and _sentence(found.heading):
+            continue  # a call to action or a pitch under its own sentence, not a directory
+        if sum(" ".join(r.name.split()).casefold() in headings for r in found.records) >= 2:
+            continue  # the page's sections, whose headings head the sets of integrations
         kind = found.heading.strip() if listed else "Integration"
         names = [(r, _item_line(r.name)) for r in found.records]
         if sum(1 for _r, name in names if name) < max(3, len(names) * 0.8):
