@@ -143,3 +143,31 @@ def test_a_page_of_its_own_in_a_partners_folder_names_that_partner():
     assert found.partners == [("Fieldly", "Acme and Fieldly make a great team")]
     # Elsewhere the same page names no partner.
     assert page_customers(site_page("/blog/fieldly/", html, kind="post"), 2, ACME).partners == []
+
+
+def _wall(caption: str, *names: str) -> str:
+    cells = "".join(
+        f'<div class="cell"><img class="logo" alt="{n}" src="/l/{i}.png"></div>'
+        for i, n in enumerate(names)
+    )
+    return (
+        f'<html><body><main><div class="grid"><div class="cell"><h2>{caption}</h2></div>'
+        f"{cells}</div></main></body></html>"
+    )
+
+
+def test_a_logo_walls_caption_in_its_first_cell_says_what_the_logos_are():
+    clients = site_page(
+        "/ueber-uns/referenzen/",
+        _wall("Unsere Referenzen", "Nordwerk", "Uni Talstadt", "Brückner Bau"),
+        kind="customer",
+    )
+    found = customers_and_partners(clients, ACME)
+    assert [n for n, _q in found.customers] == ["Nordwerk", "Uni Talstadt", "Brückner Bau"]
+    assert found.partners == []
+    suppliers = site_page(
+        "/ueber-uns/partner/", _wall("Unsere Partner", "Zellwerk", "Kobaltix", "Ionora")
+    )
+    found = customers_and_partners(suppliers, ACME)
+    assert [n for n, _q in found.partners] == ["Zellwerk", "Kobaltix", "Ionora"]
+    assert found.customers == []

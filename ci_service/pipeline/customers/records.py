@@ -17,7 +17,8 @@ set inside a card of another set (each card's rating labels or services) names n
 Each record gives one name: its text when that is a short name (``names.company_name``),
 else its logo's alternative text (each logo of a record that is only logos); in a wall of
 logos a record without one is the wall's caption, not a name. The words most of a page's
-logos share at their end are dropped (``names.without_shared_words``). The quote is the
+logos share at their end are dropped (``names.without_shared_words``). A wall without a
+heading whose first cell is text among logos takes that caption as its heading. The quote is the
 record's line that holds the name, or the name itself, as the page's text writes it; when
 the name is only in a logo, the set's heading (the page's statement of what these are). A
 card that says the thing is the company's own ("Acme-owned platform", "in-house") is no
@@ -94,7 +95,7 @@ def customers_and_partners(
     for found in record_sets(page.html, page.url) if sets is None else sets:
         if found.nested:
             continue  # a card's own list (its rating labels, its services)
-        heading = " ".join(found.heading.split())
+        heading = " ".join((found.heading or _caption(found.records)).split())
         if stories_only:
             names_customers = _story_cards(found.records)
         else:
@@ -113,6 +114,16 @@ def customers_and_partners(
     customers = [(n, q) for n, q in customers if not about_us(n, ours)]
     partners = [(n, q) for n, q in partners if not about_us(n, ours)]
     return SetNames(_trimmed(customers, text), _trimmed(partners, text), owned)
+
+
+def _caption(records: list[Record]) -> str:
+    """A logo wall's caption written as its first cell ("Our references" before the logos):
+    the set's heading when the markup gives it none."""
+    first, rest = (records[0], records[1:]) if records else (None, [])
+    if first is None or first.images or first.link or len(rest) < MIN_NAMES:
+        return ""
+    logos = sum(1 for r in rest if r.images)
+    return first.name if logos >= NAMED_SHARE * len(rest) else ""
 
 
 def _story_cards(records: list[Record]) -> bool:
