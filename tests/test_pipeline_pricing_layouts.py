@@ -525,3 +525,16 @@ def test_a_fee_table_with_headers_in_the_pages_language():
         ("Lektorat (Stundenhonorar)", 60.0, "EUR", None, "per hour", False),
     ]
     assert_cited(plans, made)
+
+
+def test_a_fee_table_names_each_fee_by_its_description_not_its_code():
+    text = (
+        "Tarieven\nCode | Omschrijving | Tarief\nC11 | Periodiek mondonderzoek | € 23,69\n"
+        "M01 | Preventieve voorlichting per 5 minuten | € 13,72"
+    )
+    made = page("/tarieven/", text=text, title="Tarieven", language="nl")
+    plans = page_plans(made)
+    assert terms(plans) == [
+        ("Periodiek mondonderzoek", 23.69, "EUR", None, None, False),
+        ("Preventieve voorlichting per 5 minuten", 13.72, "EUR", None, None, False),
+    ]

@@ -51,14 +51,18 @@ PRICE_HEADER = re.compile(
     r"\b(?:prices?|pricing|costs?|fees?|rates?|monthly|yearly|annual(?:ly)?|amount|"
     r"per\s+(?:month|year|user|seat)|/\s*(?:month|mo|year|yr)|preise?|kosten|honorare?|"
     r"gebühr(?:en)?|prix|tarifs?|co[uû]ts?|precios?|tarifas?|prezz[oi]|costo|preços?|"
-    r"prijs|prijzen|kosten|tarieven|pris(?:er)?|avgift)\b",
+    r"prijs|prijzen|kosten|tarief|tarieven|pris(?:er)?|avgift|betrag|montant|importe|"
+    r"tariffa|tariffe|importo|cena|ceny|hinta)\b",
     re.IGNORECASE,
 )
 NAME_HEADER = re.compile(
     r"\b(?:plans?|tiers?|editions?|packages?|names?|subscriptions?|licen[cs]es?|options?|"
     r"products?|levels?|bundles?|services?|leistung(?:en)?|dienstleistung(?:en)?|angebot|"
     r"pakete?|prestations?|formules?|servicios?|planes|servizi|pacchetti|serviços|pacotes|"
-    r"diensten|dienst|pakketten|tjänst(?:er)?|tjeneste(?:r)?|ydelse(?:r)?)\b",
+    r"diensten|dienst|pakketten|tjänst(?:er)?|tjeneste(?:r)?|ydelse(?:r)?|"
+    # What a fee table calls the service it prices ("Code | Omschrijving | Tarief").
+    r"omschrijving|behandeling(?:en)?|beschreibung|behandlung|d[ée]signation|acte|"
+    r"descripci[óo]n|tratamiento|descrizione|trattamento|behandling|usługa|zabieg)\b",
     re.IGNORECASE,
 )
 FEATURES_HEADER = re.compile(
