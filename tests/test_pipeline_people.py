@@ -96,7 +96,8 @@ Mary-Ann O'Neil | VP of Sales
 Pieter van der Berg (Chairman)
 Alan Bennett VP Engineering
 Sam Taylor — Co-founder & COO
-Dr. Ana García: General Counsel"""
+Dr. Ana García: General Counsel
+Jiří Novák - Head of Production"""
     assert people(page("/leadership", text=text)) == [
         ("Jane Doe", "Chief Executive Officer"),
         ("John Smith", "CTO"),
@@ -105,6 +106,7 @@ Dr. Ana García: General Counsel"""
         ("Alan Bennett", "VP Engineering"),
         ("Sam Taylor", "Co-founder & COO"),
         ("Ana García", "General Counsel"),
+        ("Jiří Novák", "Head of Production"),
     ]
     assert extract_people(page("/leadership", text=text))[5].founder
 

@@ -72,7 +72,9 @@ TITLE_WORDS = frozenset(
     directors team emea apac americas europe north south america uk us operating science
     sciences scientific consulting clinical medical regulatory manufacturing services service
     professional education training editorial economics applied corporate innovation
-    research development r d
+    research development r d production purchasing purchase logistics maintenance accounting
+    warehouse planning construction installation shipping export import controlling treasury
+    facilities facility reception nursing care patient patients practice office
     tehnički izvršni finansijski finansijska generalni generalna glavni glavna operativni
     komercijalni prodaje marketinga razvoja technischer kaufmännischer technique général
     delegato delegata daglig
