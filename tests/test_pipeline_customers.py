@@ -171,3 +171,30 @@ def test_a_logo_walls_caption_in_its_first_cell_says_what_the_logos_are():
     found = customers_and_partners(suppliers, ACME)
     assert [n for n, _q in found.partners] == ["Zellwerk", "Kobaltix", "Ionora"]
     assert found.customers == []
+
+
+def test_partners_a_company_states_in_its_own_sentences():
+    from ci_service.pipeline.customers.partner_prose import prose_partners
+
+    said = [
+        "Acme er Globex Gold Partner.",
+        "We are a Certified Initech Partner and proud of it.",
+        "Proud member of Vision Example",
+        "A Smile Network member practice.",
+        "Acme is an official reseller of Umbrella Systems.",
+    ]
+    assert [n for line in said for n, _q in prose_partners(line, ACME)] == [
+        "Globex",
+        "Initech",
+        "Vision Example",
+        "Smile Network",
+        "Umbrella Systems",
+    ]
+    never = [
+        "Partner with us today and earn.",
+        "PARTNER WITH US TODAY & START EARNING.",
+        "He is a member of the Example Guild since 2004.",
+        "Become a Gold Partner today",
+        "Acme is a Gold Partner.",
+    ]
+    assert [found for line in never if (found := prose_partners(line, ACME))] == []

@@ -7,8 +7,10 @@ and on the home page, and on any other page (not a post, a legal or a careers pa
 cards that link to their customer stories; testimonials on the home, about, product,
 pricing and customer-story pages, unless the page is about partners, the press or
 investors (their quotes are not customers'); a page of its own in a partners folder
-(/partners/<name>/) names that partner. The names come in that order: a story names a
-customer more surely than a logo, a logo more surely than a testimonial.
+(/partners/<name>/) names that partner; a sentence stating a partner level, a partnership
+or a membership names a partner on any such page (``partner_prose``). The names come in
+that order: a story names a customer more surely than a logo, a logo more surely than a
+testimonial.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from dataclasses import dataclass, field
 
 from ci_service.pipeline import page_kind_names as kinds
 from ci_service.pipeline.customers.pages import is_customer_page, partner_page, path_segments
+from ci_service.pipeline.customers.partner_prose import prose_partners
 from ci_service.pipeline.customers.records import Named, customers_and_partners
 from ci_service.pipeline.customers.stories import customers_using_us, story_headlines
 from ci_service.pipeline.customers.testimonials import testimonial_customers
@@ -65,6 +68,8 @@ def page_customers(page: SitePage, rank: int, aliases: list[str]) -> PageCustome
         found.owned.extend(named.owned)
     if partner := partner_page(page):
         found.partners.append(partner)
+    if kind not in _NO_CARDS_KINDS:
+        found.partners.extend(prose_partners(text, aliases))
     if testimonials:
         found.customers.extend(testimonial_customers(page, aliases, sets))
     return found
