@@ -94,3 +94,13 @@ def test_lists_on_other_pages_are_no_offerings():
         "/ueber-uns/", SERVICES.replace("Leistungen", "Über uns"), "Über uns", "other"
     )
     assert extract_products(site(home, about), "Praxis Dr. Linde") == []
+
+
+def test_the_address_in_a_footer_marked_by_its_class():
+    html = (
+        "<html><body><main><h1>Gentle dental care for kids</h1></main>"
+        '<div class="site-footer"><div class="row"><p>Happy Teeth Dental<br>1234 Main Street, '
+        "Suite 5<br>Springfield, IL 62701</p><p>Call (555) 010-0000</p></div></div></body></html>"
+    )
+    home = page("/", "Gentle dental care for kids", "Happy Teeth", html=html, kind="home")
+    assert learn(home, company="Happy Teeth Dental")["headquarters"] == "Springfield, IL"

@@ -8,7 +8,8 @@ or microdata, the page footer).
   "City, State 12345" (state spelt out), else a city before a country line.
 - ``markup_addresses``: (place, quote) pairs from JSON-LD ``PostalAddress`` objects (of any
   type: an organization, a place, a contact point), microdata ``itemprop`` address parts
-  and street-address blocks in ``<footer>`` or ``<address>`` elements.
+  and street-address blocks in ``<footer>`` or ``<address>`` elements (on a page without
+  them, in the elements its class or id marks as the footer).
 """
 
 from __future__ import annotations
@@ -237,10 +238,15 @@ def markup_addresses(json_ld: list[dict[str, Any]], markup: str) -> list[tuple[s
     if place := _postal_place(micro):
         found.append((place, ", ".join(micro.values())))
     lowered = markup.lower()
+    footers = []
     for match in list(islice(_FOOTER.finditer(markup), 10)):
         limit = match.end() + MAX_FOOTER
         close = lowered.find(f"</{match.group(1).lower()}", match.end(), limit)
-        text = _text_of(markup[match.end() : close if close > 0 else limit])
+        footers.append(markup[match.end() : close if close > 0 else limit])
+    if not footers:
+        footers = _classed_footers(markup)
+    for part in footers:
+        text = _text_of(part)
         for start, end in address_blocks(text):
             if place := address_place(text[start:end]):
                 found.append((place, text[start:end]))
@@ -249,3 +255,24 @@ def markup_addresses(json_ld: list[dict[str, Any]], markup: str) -> list[tuple[s
             if us_city := _US_CITY.search(text):
                 found.append((f"{us_city.group(1)}, {us_city.group(2)}", us_city.group(0)))
     return found
+
+
+def _classed_footers(markup: str) -> list[str]:
+    """The markup of the elements a page without a ``<footer>`` marks as its footer by class
+    or id (``<div class="site-footer">``), outermost first."""
+    import lxml.html
+
+    from ci_service.pipeline.html_text import parse_html
+
+    doc = parse_html(markup)
+    if doc is None:
+        return []
+    out: list[str] = []
+    for el in doc.iter("div", "section"):
+        tokens = f"{el.get('class', '')} {el.get('id', '')}".lower().replace("_", "-").split()
+        if any(t == "footer" or t.startswith("footer-") or t.endswith("-footer") for t in tokens):
+            if not any(a in out for a in el.iterancestors()):
+                out.append(el)
+        if len(out) >= 3:
+            break
+    return [lxml.html.tostring(el, encoding="unicode")[:MAX_FOOTER] for el in out]
