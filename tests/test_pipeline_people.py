@@ -388,3 +388,22 @@ def test_graph_node_properties_migration_adds_the_column(tmp_path):
     assert "properties" in columns and not columns["properties"].null
     value = db.execute_sql("SELECT properties FROM graph_node").fetchone()[0]
     assert json.loads(value) == {}
+
+
+def test_post_author_boxes_that_give_a_job_at_the_company():
+    def post(path, author, line, title="A post | Zentro"):
+        made = page(path, text=f"A post\n{author}\n{line}\n3 March 2021\nBody text.", title=title)
+        made.kind = "post"
+        return made
+
+    snapshot = SiteSnapshot(
+        BASE + "/",
+        [
+            post("/blog/a/", "Jana Novak", "Founder & CEO @zentro"),
+            post("/blog/b/", "Tomas Berg", "Entwickler bei Zentro"),
+            post("/blog/c/", "Guest Writer", "Editor at Example Weekly"),
+            post("/blog/d/", "Ana Silva", "Loves hiking @zentro"),
+        ],
+    )
+    found = {(p.name, p.title, p.founder) for p in snapshot_people(snapshot)}
+    assert found == {("Jana Novak", "Founder & CEO", True), ("Tomas Berg", "Entwickler", False)}

@@ -33,6 +33,7 @@ from urllib.parse import urljoin, urlsplit
 
 from ci_service.pipeline import page_kinds
 from ci_service.pipeline.evidence import Cite, sentence_at
+from ci_service.pipeline.people.authors import post_authors
 from ci_service.pipeline.people.layout import (
     html_blocks,
     html_lines,
@@ -404,6 +405,8 @@ def snapshot_people(snapshot: SiteSnapshot) -> list[PersonDraft]:
         if found:
             for draft in parse_humans_txt(found[1], found[0]):
                 _merge(people, draft)
+    for name, title, cite in post_authors(snapshot, frozenset({page_kinds.POST})):
+        _merge(people, PersonDraft(name, title, cite, bool(_BIO_FOUNDER.search(title))))
     improve_people(people.values(), _mention_sources(snapshot))
     return list(people.values())[:MAX_PEOPLE]
 

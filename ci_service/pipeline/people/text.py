@@ -53,7 +53,13 @@ ROLE_WORDS = frozenset(
     gründer daglig leder rådgiver konsulent utvikler grundlægger direktør ejer udvikler
     fondatore cofondatore amministratore titolare socio sviluppatore consulente
     fundadora sócio sócia diretor diretora desenvolvedor założyciel prezes dyrektor
-    kierownik właściciel""".split()
+    kierownik właściciel
+    entwickler entwicklerin ingenieur ingenieurin praktikant praktikantin mitarbeiter
+    mitarbeiterin berater beraterin assistent assistentin auszubildende auszubildender
+    werkstudent werkstudentin inhaber inhaberin prokurist prokuristin
+    développeur développeuse ingénieur ingénieure stagiaire chargé chargée assistante
+    desarrollador desarrolladora ingeniero ingeniera becario becaria asistente
+    stagiair medewerker medewerkster ingenieur assistent""".split()
 )
 # Words a title may hold besides job-title words (also lower-case, "Head of product").
 TITLE_WORDS = frozenset(
