@@ -188,3 +188,10 @@ def test_a_news_word_inside_a_longer_name_is_no_news_list():
         "Press brake and roll bending",
     )
     assert classify(made) != "news-list"
+
+
+def test_a_dated_legal_text_named_in_a_longer_title_is_legal():
+    body = "<h1>Acme Online Platform Terms &amp; Conditions</h1><p>Effective Date: May 26, 2023</p>"
+    body += "<p>Please read these terms carefully before using our website.</p>" * 20
+    made = page("/tos/", body, "Acme Online Platform Terms & Conditions / Acme")
+    assert classify(made) == "legal"

@@ -165,6 +165,17 @@ def _words(text: str) -> int:
     return len(text.split())
 
 
+_LEGAL_NAME = re.compile(
+    r"\bterms\s*(?:&|and)\s*conditions\b|\bterms\s+of\s+(?:service|use)\b|"
+    r"\bprivacy\s+(?:policy|notice|statement)\b|\bcookie\s+(?:policy|notice)\b|"
+    r"\blegal\s+notice\b|\bdata\s+processing\s+agreement\b|datenschutzerkl|"
+    r"nutzungsbedingungen|gesch[äa]ftsbedingungen|mentions\s+l[ée]gales|"
+    r"conditions\s+g[ée]n[ée]rales|pol[íi]tica\s+de\s+privacidad|aviso\s+legal|"
+    r"algemene\s+voorwaarden|privacyverklaring|integritetspolicy",
+    re.IGNORECASE,
+)
+
+
 def _head(title: str) -> str:
     """The title's first part ("Pricing | Example Co" -> "Pricing")."""
     parts = [p.strip() for p in _SPLIT_TITLE.split(title or "") if p.strip()]
@@ -291,6 +302,10 @@ def classify(page: Any, *, is_start: bool = False) -> str:
         scores[LEGAL] += 3.0
     if hints[LEGAL] >= 3:
         scores[LEGAL] += 2.0
+    # "Acme Online Platform Terms & Conditions": a legal text's name inside a longer title
+    # (dated "Effective May 26, 2023", it is still no post).
+    if _LEGAL_NAME.search(head) or _LEGAL_NAME.search(h1):
+        scores[LEGAL] += 5.0
 
     # A search box sits on every page of many sites: only a page about searching, or a
     # sign-in form on a short page, is a utility page.
