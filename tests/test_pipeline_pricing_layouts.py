@@ -538,3 +538,24 @@ def test_a_fee_table_names_each_fee_by_its_description_not_its_code():
         ("Periodiek mondonderzoek", 23.69, "EUR", None, None, False),
         ("Preventieve voorlichting per 5 minuten", 13.72, "EUR", None, None, False),
     ]
+
+
+PLAIN_DIVS = """<html><body><main><h1>Get started!</h1><div class="x1">
+ <div class="x2"><div class="x3">Hobby</div><div class="x4"><div>$5</div><div>/mo</div></div>
+  <ul><li>Additional credits: $0.002 / credit</li><li>Voice cloning</li></ul></div>
+ <div class="x2"><div class="x3">Studio</div><div class="x5">Save 30%</div>
+  <div class="x4"><div>$50</div><div>/mo</div></div>
+  <ul><li>Additional credits: $0.001 / credit</li><li>API access</li></ul></div>
+</div></main></body></html>"""
+
+
+def test_plans_named_only_by_their_place_before_the_price():
+    made = page("/pricing/", PLAIN_DIVS)
+    plans = page_plans(made)
+    assert [(p.name, p.price, p.period) for p in plans if p.unit is None] == [
+        ("Hobby", 5.0, "month"),
+        ("Studio", 50.0, "month"),
+    ]
+    # The extras' rate belongs to its plan and names none.
+    assert {p.name for p in plans} == {"Hobby", "Studio"}
+    assert_cited(plans, made)

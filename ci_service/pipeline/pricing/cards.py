@@ -19,7 +19,9 @@ markers nor names. A line is
   description, subtitle, badge), has at most six words and no amount, and is not a badge
   ("Most popular"), a period ("Monthly"), a call to action, a tagline or sentence ("Simple,
   fast" with a comma, or ending in a full stop), a trial ("14-day trial") or shop words; a
-  price line's words before its amount ("Orbit $1,000 / MONTH") are a name too.
+  price line's words before its amount ("Orbit $1,000 / MONTH") are a name too, and so is
+  a plain line of one to three capitalised words right before a price line (a badge such
+  as "Save 30%" may come between): markup without headings names plans by their place.
 
 A *card group* is the lowest element, above a price or marker line, with two or more
 children that each hold a name and a price or marker; those children are the cards (and a
@@ -103,6 +105,9 @@ def _name_like(text: str) -> bool:
     )
 
 
+_EXTRA = re.compile(r"\b(?:additional|extra|overage|add-?ons?)\b", re.IGNORECASE)
+
+
 def _label(line: Line) -> str:
     """The words in front of a price line's first amount, when they can name a plan."""
     match = AMOUNT.search(line.text)
@@ -111,8 +116,8 @@ def _label(line: Line) -> str:
     words = line.text[: match.start()].strip(" :–—-|")
     if not words or len(words.split()) > 4 or re.search(r"\d", words) or not _name_like(words):
         return ""
-    if NOT_A_NAME.fullmatch(words) or is_on_request(words):
-        return ""
+    if NOT_A_NAME.fullmatch(words) or is_on_request(words) or _EXTRA.search(words):
+        return ""  # "Additional credits: $0.001 / credit" prices a plan's extras, names none
     return words
 
 
@@ -138,6 +143,11 @@ class _Page:
                 and (is_free(line.text) or is_on_request(line.text))
             )
             self.name.append(self._name(line) or (_label(line) if found else ""))
+        self.by_place: set[int] = set()  # lines named only by their place before a price
+        for i, line in enumerate(self.lines):
+            if not self.name[i] and self._named_by_place(i):
+                self.name[i] = _tidy(line.text)
+                self.by_place.add(i)
         self.inside: dict[Any, list[int]] = {}
         for i, line in enumerate(self.lines):
             for el in (line.el, *line.el.iterancestors()):
@@ -149,6 +159,28 @@ class _Page:
             return False
         label = self.lines[i - 1].text
         return len(label.split()) <= 8 and bool(LIMIT_LABEL.fullmatch(label))
+
+    def _named_by_place(self, i: int) -> bool:
+        """A plain line that names the price right after it ("Hobbyist" over "$5" "/mo",
+        perhaps a badge between): one to three capitalised words, no amount, no sentence.
+        Markup without headings or title classes names its plans only by their place."""
+        line = self.lines[i]
+        words = line.text.split()
+        if not 1 <= len(words) <= 3 or self.price[i] or self.marker[i]:
+            return False
+        if line.el.tag in ("td", "th") or any(a.tag == "table" for a in line.el.iterancestors()):
+            return False  # a table's cells: the table rule reads them
+        if line.action or line.quoted or line.listed or not line.text[:1].isupper():
+            return False
+        if re.search(r"[\d.,:;!?]", line.text) or not _name_like(line.text):
+            return False
+        if NOT_A_NAME.fullmatch(line.text) or is_not_yet(line.text) or TRIAL.search(line.text):
+            return False
+        for j in (i + 1, i + 2):
+            if j < len(self.lines) and self.price[j]:
+                between = self.lines[i + 1].text
+                return j == i + 1 or bool(DISCOUNT.search(between) or NOT_A_NAME.fullmatch(between))
+        return False
 
     def _name(self, line: Line) -> str:
         text = line.text.strip(" :")
@@ -243,8 +275,9 @@ def _name_at(page: _Page, held: list[int]) -> int | None:
     if (shown := _named_elsewhere(page, held, first_price)) is not None:
         return shown
     before = [i for i in held if page.name[i] and (first_price is None or i < first_price)]
-    if before:
-        return before[-1]
+    marked = [i for i in before if i not in page.by_place]  # a heading or a title class
+    if marked or before:
+        return (marked or before)[-1]
     return next((i for i in held if page.name[i]), None)
 
 
