@@ -104,3 +104,32 @@ def test_the_address_in_a_footer_marked_by_its_class():
     )
     home = page("/", "Gentle dental care for kids", "Happy Teeth", html=html, kind="home")
     assert learn(home, company="Happy Teeth Dental")["headquarters"] == "Springfield, IL"
+
+
+def _service(path, heading, text="We take care of it in one visit."):
+    return product_page(path, f"<h1>{heading}</h1><p>{text}</p>", f"{heading} | Clinic", "other")
+
+
+def test_a_folder_of_service_pages_gives_one_offering_per_page():
+    home = product_page("/", "<h1>Welcome</h1><p>Family dentistry.</p>", "Clinic", "home", depth=0)
+    pages = [
+        home,
+        _service("/procedures/", "Our procedures"),
+        _service("/procedures/restorative/", "Restorative"),
+        _service("/procedures/restorative/dental-crowns/", "Dental Crowns"),
+        _service("/procedures/restorative/root-canals/", "Root Canals"),
+        _service("/procedures/cosmetic/teeth-whitening/", "Teeth Whitening"),
+        _service("/procedures/cosmetic/bonding/", "A brighter smile"),  # heading not its address
+    ]
+    names = [d.name for d in extract_products(site(*pages), "Bright Clinic")]
+    assert names == ["Dental Crowns", "Root Canals", "Teeth Whitening"]
+
+
+def test_two_service_pages_make_no_tree():
+    home = product_page("/", "<h1>Welcome</h1><p>Family dentistry.</p>", "Clinic", "home", depth=0)
+    pages = [
+        home,
+        _service("/procedures/dental-crowns/", "Dental Crowns"),
+        _service("/procedures/root-canals/", "Root Canals"),
+    ]
+    assert extract_products(site(*pages), "Bright Clinic") == []

@@ -12,7 +12,8 @@ page or on a page of kind ``product`` at the top of the site (a section index su
 - most records link to pages of their own on the site: product pages, or (from the home
   page) pages of no other kind side by side in one folder below the root (three or more:
   "/treatments/<name>/").
-Without such a grid, the lists of a page so named give its offerings (``service_lists``).
+Without such a grid, the lists of a page so named give its offerings (``service_lists``);
+a folder of pages, one per service, gives one offering per page (``service_tree``).
 Each record is an offering named by its name, described by its line, on its own page when
 it links to one. A set under a heading about audiences, customers, partners, the team,
 steps, questions or prices is never one, and in a set whose heading does not name
@@ -31,6 +32,7 @@ from urllib.parse import urlsplit
 from ci_service.pipeline.page_kind_names import OTHER, PRODUCT
 from ci_service.pipeline.products.names import name_ok
 from ci_service.pipeline.products.service_lists import service_list_items
+from ci_service.pipeline.products.service_tree import tree_offerings
 from ci_service.pipeline.products.sources import blocked
 from ci_service.pipeline.records import record_sets
 from ci_service.pipeline.site import SitePage
@@ -144,6 +146,7 @@ def grid_offerings(finder: Any, excluded: Callable[[str], bool]) -> None:
             return None
         return target if target.kind in (PRODUCT, OTHER) else None
 
+    tree_offerings(finder, OFFERING_HEADING)
     for page in finder.pages:
         if blocked(page) or excluded(page.url):
             continue
