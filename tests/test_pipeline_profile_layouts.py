@@ -468,6 +468,8 @@ def test_where_a_station_or_a_store_is_located_is_no_headquarters():
          "Azienda di consulenza informatica"),
         ("es", "Somos una plataforma de gestión de reservas para hoteles.",
          "Plataforma de gestión de reservas"),
+        ("fi", "Olemme nykyajan viestintätoimisto, joka luo arvoa.", "Viestintätoimisto"),
+        ("fi", "Acme on pieni ohjelmistoyritys Tampereella.", "Ohjelmistoyritys"),
         ("de", "Acme ist ein junges Team aus Köln.", None),  # no trade named
         ("en", "Acme ist eine Agentur.", None),  # read in the page's own language only
     ],

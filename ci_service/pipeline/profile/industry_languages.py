@@ -1,12 +1,13 @@
-"""What a company says it is, in German, Dutch, Swedish, Norwegian, Danish, French, Spanish,
-Italian and Portuguese (``profile.industry`` reads English).
+"""What a company says it is, in German, Dutch, Swedish, Norwegian, Danish, Finnish, French,
+Spanish, Italian and Portuguese (``profile.industry`` reads English).
 
 The phrasings are the English ones: "<name> ist eine ...", "<name> est une ...", "<name> is
 een ...", "<name> är ett ..." on any page with the company as the subject, and "Wir sind
 ein ...", "Nous sommes une ...", "Wij zijn een ...", "Vi är ett ..." on profile pages and
 the home page. The descriptor is the noun phrase after the article:
 
-- in the Germanic languages the head comes last and is often a compound: the words up to
+- in the Germanic languages (and Finnish, "Olemme nykyajan viestintätoimisto", which has no
+  articles) the head comes last and is often a compound: the words up to
   the first one that ends in a trade noun ("Softwareunternehmen", "tandartspraktijk",
   "bemanningsföretag"), less praise ("führende", "innovatieve"), and a "für / voor / för /
   for" domain after it ("Agentur für digitales Marketing");
@@ -33,12 +34,13 @@ _ARTICLES = {
     "es": r"(?:un|una|el|la)",
     "it": r"(?:un|una|uno|un['’]|il|la|l['’])",
     "pt": r"(?:um|uma|o|a)",
+    "fi": r"",  # Finnish has no articles
 }
 _IS = {"de": "ist", "nl": "is", "sv": "är", "nb": "er", "da": "er", "fr": "est", "es": "es",
-       "it": "è", "pt": "é"}  # fmt: skip
+       "it": "è", "pt": "é", "fi": "on"}  # fmt: skip
 _WE_ARE = {"de": r"wir[ \t]+sind", "nl": r"(?:wij|we)[ \t]+zijn", "sv": r"vi[ \t]+är",
            "nb": r"vi[ \t]+er", "da": r"vi[ \t]+er", "fr": r"nous[ \t]+sommes",
-           "es": r"somos", "it": r"siamo", "pt": r"somos"}  # fmt: skip
+           "es": r"somos", "it": r"siamo", "pt": r"somos", "fi": r"olemme"}  # fmt: skip
 _ROMANCE = frozenset({"fr", "es", "it", "pt"})
 # Trade nouns; in the Germanic languages also the last part of a compound.
 _HEADS = {
@@ -63,6 +65,8 @@ _HEADS = {
     "produttore applicazione rete scuola accademia clinica negozio startup",
     "pt": "empresa agência plataforma software consultoria estúdio ferramenta solução "
     "fornecedor fabricante aplicativo escola clínica loja startup",
+    "fi": "toimisto yritys yhtiö palvelu ohjelmisto alusta klinikka kauppa studio konsultti "
+    "startup sovellus verkosto koulu valmistaja toimittaja",
 }
 _HEAD_WORDS = {language: frozenset(words.split()) for language, words in _HEADS.items()}
 _PRAISE = set(
@@ -74,7 +78,8 @@ _PRAISE = set(
     "nouveau petite petit grande grand innovante innovant jeune moderne indépendante "
     "indépendant joven nueva nuevo pequeña pequeño gran innovadora innovador moderna "
     "moderno giovane nuova nuovo piccola piccolo grande innovativa innovativo moderna "
-    "jovem nova novo pequena pequeno grande inovadora inovador".split()
+    "jovem nova novo pequena pequeno grande inovadora inovador nykyajan moderni johtava "
+    "innovatiivinen pieni nuori uusi".split()
 )
 # Where a Romance noun phrase ends: relative pronouns, prepositions of place, purpose or
 # company, and verbs of being based or founded.
@@ -85,7 +90,7 @@ _ROMANCE_END = set(
     "basata basato fondata fondato specializzata specializzato com para em desde onde "
     "sediada sediado fundada fundado especializada especializado".split()
 )
-_GERMANIC_FOR = {"de": "für", "nl": "voor", "sv": "för", "nb": "for", "da": "for"}
+_GERMANIC_FOR = {"de": "für", "nl": "voor", "sv": "för", "nb": "for", "da": "for", "fi": ""}
 _GERMANIC_END = set(
     "aus in im mit die der das den dem die und sowie seit van uit in met die dat en sinds "
     "från i med som och sedan fra i med som og siden".split()
