@@ -559,3 +559,12 @@ def test_plans_named_only_by_their_place_before_the_price():
     # The extras' rate belongs to its plan and names none.
     assert {p.name for p in plans} == {"Hobby", "Studio"}
     assert_cited(plans, made)
+
+
+def test_a_sentence_that_leads_to_a_price_names_no_plan():
+    from ci_service.pipeline.pricing.plans import plan_name_ok
+
+    assert not plan_name_ok("Start with Acme at")
+    assert not plan_name_ok("Prices start from")
+    assert plan_name_ok("Pay as you go")
+    assert plan_name_ok("Starter")

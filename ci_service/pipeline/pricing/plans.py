@@ -363,11 +363,20 @@ _PRICE_WORDS = re.compile(
 )
 
 
+_OPEN_ENDS = frozenset(
+    "at from for with to of by on in only just is are the a an and or ab vanaf à de desde "
+    "da för fra från für".split()
+)
+
+
 def plan_name_ok(name: str) -> bool:
     """Whether a plan's name names it: not a count, a size, a question, or a word that
     leads a price ("From", "Only", "Pricing")."""
     if name.rstrip().endswith("?"):
         return False  # a question heading a worked example ("How is a $1,000 invoice paid?")
+    words = name.split()
+    if words and words[-1].casefold() in _OPEN_ENDS:
+        return False  # a sentence's start ("Start with Acme at"), not a name
     return not (_NOT_A_PLAN_NAME.fullmatch(name) or _PRICE_WORDS.fullmatch(name))
 
 
