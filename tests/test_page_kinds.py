@@ -195,3 +195,9 @@ def test_a_dated_legal_text_named_in_a_longer_title_is_legal():
     body += "<p>Please read these terms carefully before using our website.</p>" * 20
     made = page("/tos/", body, "Acme Online Platform Terms & Conditions / Acme")
     assert classify(made) == "legal"
+
+
+def test_a_page_called_blog_with_three_dated_entries_is_a_news_list():
+    entries = " ".join(f"Post {n} about our product Nikolay 0{n} January 2021" for n in (7, 6, 5))
+    made = page("/blog/", f"<p>Blog Let's talk more about us {entries}</p>", "Blog – Acme")
+    assert classify(made) == "news-list"

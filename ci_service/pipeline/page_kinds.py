@@ -358,6 +358,9 @@ def classify(page: Any, *, is_start: bool = False) -> str:
     # Only a list that calls itself news, press, blog, media ... is news: an events calendar
     # or a list of webinars is dated too.
     list_shaped = entries >= 3 and shape >= 3
+    # A page that calls itself "Blog" or "News" and shows three dated entries lists them,
+    # however little markup each entry has.
+    list_shaped = list_shaped or (entries >= 3 and hints[NEWS_LIST] >= 3.0)
     listing = list_shaped and hints[NEWS_LIST] > 0
     if published is not None and not list_shaped and words >= 25:
         scores[POST] = 4.0 + (2.0 if hints[NEWS_LIST] or _is_article_shaped(doc) else 0.0)
