@@ -97,7 +97,9 @@ Pieter van der Berg (Chairman)
 Alan Bennett VP Engineering
 Sam Taylor — Co-founder & COO
 Dr. Ana García: General Counsel
-Jiří Novák - Head of Production"""
+Jiří Novák - Head of Production
+Dana Reyes: PT, DPT · Owner & Founder
+Lee Moss - Physical Therapist"""
     assert people(page("/leadership", text=text)) == [
         ("Jane Doe", "Chief Executive Officer"),
         ("John Smith", "CTO"),
@@ -107,6 +109,8 @@ Jiří Novák - Head of Production"""
         ("Sam Taylor", "Co-founder & COO"),
         ("Ana García", "General Counsel"),
         ("Jiří Novák", "Head of Production"),
+        ("Dana Reyes", "Owner & Founder"),
+        ("Lee Moss", "Physical Therapist"),
     ]
     assert extract_people(page("/leadership", text=text))[5].founder
 

@@ -81,7 +81,8 @@ __all__ = [
 MAX_PEOPLE = 200
 PAGE_WORDS = frozenset(
     "about team teams leadership leaders management company people founders founder board "
-    "directors executives staff who governance".split()
+    "directors executives staff who governance clinicians doctors dentists therapists "
+    "physicians practitioners hygienists".split()
 )
 _NOT_PEOPLE_SEGMENTS = frozenset(
     "news press blog blogs insights newsroom updates articles tag tags category categories "

@@ -59,7 +59,17 @@ ROLE_WORDS = frozenset(
     werkstudent werkstudentin inhaber inhaberin prokurist prokuristin
     développeur développeuse ingénieur ingénieure stagiaire chargé chargée assistante
     desarrollador desarrolladora ingeniero ingeniera becario becaria asistente
-    stagiair medewerker medewerkster ingenieur assistent""".split()
+    stagiair medewerker medewerkster ingenieur assistent
+    therapist physiotherapist physio dentist hygienist doctor physician nurse surgeon
+    orthodontist optometrist ophthalmologist pharmacist psychologist psychotherapist
+    psychiatrist counselor counsellor veterinarian receptionist technician midwife dietitian
+    nutritionist chiropractor podiatrist paralegal attorney lawyer solicitor barrister
+    bookkeeper auditor notary
+    arzt ärztin zahnarzt zahnärztin physiotherapeut physiotherapeutin psychotherapeut
+    psychotherapeutin heilpraktiker heilpraktikerin dentiste médecin kinésithérapeute
+    infirmière infirmier psychologue orthodontiste huisarts fysiotherapeut assistente
+    praktijkondersteuner psykolog tandlæge læge sygeplejerske tandläkare läkare
+    sjuksköterska fysioterapeut""".split()
 )
 # Words a title may hold besides job-title words (also lower-case, "Head of product").
 TITLE_WORDS = frozenset(
@@ -221,8 +231,17 @@ def vocabulary(word: str) -> bool:
     return is_role(word) or word.lower() in TITLE_WORDS or (word.isupper() and len(word) <= 4)
 
 
+_CREDENTIALS = re.compile(r"^(?:[A-Z][A-Za-z.]{1,5}(?:,\s*|\s+|$))+$")  # "PT, DPT, CIDN"
+
+
 def clean_title(raw: str) -> str | None:
-    """``raw`` as a job title, or None (see the module docstring for the rule)."""
+    """``raw`` as a job title, or None (see the module docstring for the rule). Letters
+    after a name set apart by a middle dot or bar ("PT, DPT · Owner & Founder") are the
+    person's credentials: the title is the part after them."""
+    parts = [p.strip() for p in re.split(r"\s+[·|]\s+", str(raw))]
+    if len(parts) == 2 and _CREDENTIALS.match(parts[0]):
+        if not any(is_role(w) for w in _WORD.findall(parts[0])):  # "CEO · Founder" is all title
+            raw = parts[1]
     title = " ".join(str(raw).split()).strip(" ,;:|·-–—")
     if not title or len(title) > 80 or len(title.split()) > 10:
         return None
