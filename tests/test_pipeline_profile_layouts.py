@@ -478,3 +478,19 @@ def test_industry_from_what_the_company_says_it_is_in_other_languages(language, 
     about = page("/about/", text, "About")
     about.language = language
     assert learn(about).get("industry") == industry
+
+
+@pytest.mark.parametrize(
+    ("text", "names"),
+    [
+        ("Zu unseren Kunden zählen Nordwerk, Brückner Bau und Talstadt Energie.",
+         ["Nordwerk", "Brückner Bau", "Talstadt Energie"]),
+        ("Nous travaillons avec des clients tels que Lumio, Ferrand et Cobalt.",
+         ["Lumio", "Ferrand", "Cobalt"]),
+        ("Onder onze klanten zijn Kadetten en Polderwerk.", ["Kadetten", "Polderwerk"]),
+        ("Bland våra kunder finns Fjällbo och Skärgårdsbolaget.", ["Fjällbo", "Skärgårdsbolaget"]),
+    ],
+)  # fmt: skip
+def test_customers_a_company_lists_in_other_languages(text, names):
+    found = learn(page("/about/", text, "About"))
+    assert [c["name"] for c in found.get("customers", [])] == names

@@ -163,7 +163,9 @@ _AMOUNT = re.compile(
 _NAME_WORD = r"[A-Z0-9][\w'’&-]*(?:\.[\w'’&-]+)*"  # "Widgets.io"; never a sentence's "."
 _NAME = rf"{_NAME_WORD}(?:[ \t]+(?:(?:of|de|von|van|&)[ \t]+)?{_NAME_WORD}){{0,5}}"
 # "&" joins words of one name ("Procter & Gamble"), never two names.
-_SEPARATOR = r"(?:,[ \t]*(?:and[ \t]+)?|[ \t]+and[ \t]+)(?:the[ \t]+)?"
+# "and" in English, German, French, Dutch, Spanish, Swedish, Norwegian and Danish, Italian.
+_AND = r"(?:and|und|et|en|y|och|og|e)"
+_SEPARATOR = rf"(?:,[ \t]*(?:{_AND}[ \t]+)?|[ \t]+{_AND}[ \t]+)(?:the[ \t]+)?"
 _LIST = rf"({_NAME}(?:{_SEPARATOR}{_NAME}){{0,11}})"
 _INVESTORS = re.compile(
     r"\b(?i:led by|co-led by|backed by|funded by|financed by|granted by|investments?[ \t]+"
@@ -174,7 +176,15 @@ _INVESTORS = re.compile(
 _CUSTOMERS = re.compile(
     r"\b(?i:(?:trusted|used|loved|chosen|relied on|relied upon) by|(?:customers|clients)[ \t]+"
     r"(?:include|including|such as|like)|(?:signups|users|customers|clients)[ \t]+(from|at)|"
-    r"(?:companies|teams|organi[sz]ations|brands|businesses)[ \t]+(including|such as|like))"
+    r"(?:companies|teams|organi[sz]ations|brands|businesses)[ \t]+(including|such as|like)|"
+    # "Kunden wie", "zu unseren Kunden zählen", "clients tels que", "parmi nos clients",
+    # "klanten zoals", "clientes como", "kunder som", "bland våra kunder", "clienti come"
+    r"kunden[ \t]+wie|zu[ \t]+unseren[ \t]+kunden[ \t]+(?:zählen|gehören)|clients[ \t]+tels[ \t]+"
+    r"que|parmi[ \t]+nos[ \t]+clients|nos[ \t]+clients[ \t]+(?:comptent|incluent)|klanten[ \t]+"
+    r"(?:zoals|als)|onder[ \t]+onze[ \t]+klanten|clientes[ \t]+como|entre[ \t]+nuestros[ \t]+"
+    r"clientes|kunder[ \t]+som|bland[ \t]+våra[ \t]+kunder|blandt[ \t]+vores[ \t]+kunder|"
+    r"blant[ \t]+våre[ \t]+kunder|clienti[ \t]+come|tra[ \t]+i[ \t]+nostri[ \t]+clienti)"
+    r"(?i:[ \t]+(?:zijn|finns|er|är|sind|sont|figurent|son|sono))?"
     rf"[ \t]+(?i:(?:the likes of|teams at|companies like|companies such as)[ \t]+)?{_LIST}"
 )
 # The money before an investor's "from": an amount, a round, raising, an investment.
@@ -194,7 +204,11 @@ _TOTAL = re.compile(
     r"|\btotal\w*\b[^.]{0,30}$",
     re.I,
 )
-_USES = re.compile(r"\b(?:us(?:e|es|ed|ing)|trust\w*|rel(?:y|ies|ied)|customers?|clients?)\b", re.I)
+_USES = re.compile(
+    r"\b(?:us(?:e|es|ed|ing)|trust\w*|rel(?:y|ies|ied)|customers?|clients?|kunden|klanten|"
+    r"clientes|kunder|clienti)\b",
+    re.I,
+)
 _NOT_NAME = set(  # words that start no company name: the list has ended
     "the our a an we you it this that these home contact about pricing blog learn read "
     "teams companies businesses startups enterprises developers thousands millions hundreds "
