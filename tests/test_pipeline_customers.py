@@ -198,3 +198,20 @@ def test_partners_a_company_states_in_its_own_sentences():
         "Acme is a Gold Partner.",
     ]
     assert [found for line in never if (found := prose_partners(line, ACME))] == []
+
+
+def test_supporters_memberships_and_accepted_insurance_are_partners():
+    for heading in ("Supported By", "Memberships", "Insurance Plans We Accept"):
+        html = (
+            f"<html><body><main><h2>{heading}</h2><ul>"
+            "<li><img alt='Riverbank Labs' src='/a.png'></li>"
+            "<li><img alt='Hill Health Plan' src='/b.png'></li>"
+            "<li><img alt='Coastal Vision' src='/c.png'></li></ul></main></body></html>"
+        )
+        found = customers_and_partners(site_page("/about/", html, kind="about"), ACME)
+        assert [n for n, _q in found.partners] == [
+            "Riverbank Labs",
+            "Hill Health Plan",
+            "Coastal Vision",
+        ]
+        assert found.customers == []

@@ -10,7 +10,8 @@ cards each link to the customer story of the client they name, whatever the head
 ("Granite Solar Works" linking to /case-studies/granite-solar-works); a set under a
 heading about partners, integrations, investors, press, awards or the team names none. A
 record set names partners when its heading names partners as a set ("Partners", "Our
-technology partners", "Partnerships", "Resellers", in several languages), not a tagline
+technology partners", "Partnerships", "Resellers", "Supported by", "Memberships", the
+insurance plans a practice accepts, in several languages), not a tagline
 ("Your partner for ..."), and not customers, investors or an invitation to become one. A
 set inside a card of another set (each card's rating labels or services) names nothing.
 
@@ -50,7 +51,12 @@ CUSTOMER_HEADING = re.compile(
 # ("Certified Partner"); "Your partner for smart kitchens" is a tagline.
 PARTNER_HEADING = re.compile(
     r"\b(?:partners|partnerships?|alliances?|resellers?|distributors?|partenaires|socios|"
-    r"aliados|partnere|vertriebspartner|certified (?:partner|by))\b|\bpartner\W*$",
+    r"aliados|partnere|vertriebspartner|certified (?:partner|by)|supported by|"
+    r"in (?:cooperation|collaboration) with|memberships?|affiliations?|accreditations?|"
+    r"gefördert (?:durch|von)|unterstützt (?:durch|von)|in kooperation mit|soutenu par|"
+    r"en collaboration avec|con el apoyo de|met steun van|i samarbete med|"
+    r"insurance (?:plans|providers|carriers|companies)|accepted insurances?|"
+    r"insurances? (?:we )?accept(?:ed)?)\b|\bpartner\W*$",
     re.IGNORECASE,
 )
 NOT_PARTNERS = re.compile(
