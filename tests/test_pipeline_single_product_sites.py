@@ -99,3 +99,31 @@ def test_no_product_from_a_short_name_the_text_never_uses_as_one():
         depth=0,
     )
     assert extract_products(site(home), "Brava Instruments, LLC") == []
+
+
+def test_the_companys_products_named_like_it_with_a_product_word():
+    home = page(
+        "/",
+        "<h1>Voices for every story</h1><p>Brava Studio turns a script into speech.</p>"
+        "<p>Brava Studio is free to try. Brava Listen transcribes any recording.</p>"
+        "<p>Brava Listen runs offline. The Brava Team answers within a day.</p>",
+        "Brava",
+        "home",
+        depth=0,
+    )
+    pricing = page(
+        "/pricing/",
+        "<h1>Pricing</h1><p>Brava Studio from $5 a month; Brava Listen is open source.</p>",
+        "Pricing",
+        "pricing",
+    )
+    drafts = extract_products(site(home, pricing), "Brava")
+    assert sorted(d.name for d in drafts) == ["Brava Listen", "Brava Studio"]
+
+
+def test_an_audience_page_is_no_product():
+    from ci_service.pipeline.products.names import name_ok
+
+    assert not name_ok("For Enterprises")
+    assert not name_ok("For Recruiting & Executive Search")
+    assert name_ok("Forge")

@@ -6,8 +6,10 @@
   a name; the entries under it, and those named like it ("Suite features"), are its pages;
   an entry of generic words only ("Tour", "Features", "Platform") is a page of the
   company's one product.
-- :func:`company_product`: the company's one product, named like it (its short name too:
-  "Acme" of "Acme Audio, LLC") when its pages define or use that name as a product;
+- :func:`company_product`: the company's products named like it with a product word
+  after ("Acme Studio", written three times or more on its home, product, pricing and
+  about pages), else its one product named like it (its short name too: "Acme" of "Acme
+  Audio, LLC") when its pages define or use that name as a product;
   :func:`feature_page`: the page a Features menu opens is that product's page.
 - :func:`linked_features`: the home page's feature blocks that link to one product's own
   pages are its features.
@@ -105,6 +107,11 @@ def company_product(finder: Any) -> None:
     home = finder.home
     product_kind = [p for p in finder.pages if p.kind == "product" and p not in finder.main_pages]
     pages = [home, *finder.main_pages, *product_kind]
+    if sub_brands := _sub_brands(finder.site, finder.pages):
+        for name in sub_brands:  # "Acme Studio", "Acme STT": the products, not "Acme"
+            own = [p for p in pages if name in (p.text or "")][:1] or [home]
+            finder.add(name, own[0].url, "", [own[0].url] if own[0] is not home else [])
+        return
     for name in company_names(finder.site):
         described = defining_sentence(name, pages)
         if described is None and not used_as_product(name, pages):
@@ -113,6 +120,33 @@ def company_product(finder: Any) -> None:
         description = described or home.description or ""
         finder.add(natural_case(name, pages), own[0].url, description, [p.url for p in own])
         return
+
+
+_BRAND_KINDS = frozenset({"home", "product", "pricing", "about"})
+_NOT_SUB_BRAND = frozenset(
+    "inc ltd llc gmbh corp co ag sa bv ab oy team labs group holdings blog news support "
+    "help docs academy community customers partners careers jobs press".split()
+)
+MIN_SUB_BRAND = 3
+
+
+def _sub_brands(site: str, pages: list[Any]) -> list[str]:
+    """The company's names with a product word after them ("Acme Studio") that its home,
+    product, pricing and about pages write three times or more."""
+    names = company_names(site)
+    short = min(names, key=len) if names else ""
+    if not short:
+        return []
+    pattern = re.compile(rf"\b{re.escape(short)}[ \t]+([A-Z][\w-]{{1,20}})\b")
+    counts: dict[str, int] = {}
+    for page in pages:
+        if (page.kind or "") in _BRAND_KINDS:
+            for match in pattern.finditer(page.text or ""):
+                word = match.group(1)
+                if word.casefold() not in GENERIC_WORDS | _NOT_SUB_BRAND:
+                    counts[word] = counts.get(word, 0) + 1
+    found = [f"{short} {w}" for w, n in sorted(counts.items(), key=lambda i: -i[1])]
+    return [n for n in found if counts[n.split()[-1]] >= MIN_SUB_BRAND and name_ok(n)][:5]
 
 
 def feature_page(finder: Any, url: str) -> None:
