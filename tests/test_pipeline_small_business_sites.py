@@ -106,12 +106,16 @@ def test_the_address_in_a_footer_marked_by_its_class():
     assert learn(home, company="Happy Teeth Dental")["headquarters"] == "Springfield, IL"
 
 
+def _clinic_home():
+    return product_page("/", "<h1>Welcome</h1><p>Family dentistry.</p>", "Clinic", "home", depth=0)
+
+
 def _service(path, heading, text="We take care of it in one visit."):
     return product_page(path, f"<h1>{heading}</h1><p>{text}</p>", f"{heading} | Clinic", "other")
 
 
 def test_a_folder_of_service_pages_gives_one_offering_per_page():
-    home = product_page("/", "<h1>Welcome</h1><p>Family dentistry.</p>", "Clinic", "home", depth=0)
+    home = _clinic_home()
     pages = [
         home,
         _service("/procedures/", "Our procedures"),
@@ -126,7 +130,7 @@ def test_a_folder_of_service_pages_gives_one_offering_per_page():
 
 
 def test_two_service_pages_make_no_tree():
-    home = product_page("/", "<h1>Welcome</h1><p>Family dentistry.</p>", "Clinic", "home", depth=0)
+    home = _clinic_home()
     pages = [
         home,
         _service("/procedures/dental-crowns/", "Dental Crowns"),

@@ -26,3 +26,8 @@ def normalize_url(url: str, base: str | None = None) -> str | None:
     if port is not None and port != DEFAULT_PORTS[scheme]:
         netloc += f":{port}"
     return urlunsplit((scheme, netloc, parts.path or "/", parts.query, ""))
+
+
+def path_segments(url: str) -> list[str]:
+    """The lower-cased segments of a URL's path, without a final index.html."""
+    return [s for s in urlsplit(url).path.lower().split("/") if s and s != "index.html"]

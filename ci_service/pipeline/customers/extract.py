@@ -18,8 +18,9 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from ci_service.intel.urls import path_segments
 from ci_service.pipeline import page_kind_names as kinds
-from ci_service.pipeline.customers.pages import is_customer_page, partner_page, path_segments
+from ci_service.pipeline.customers.pages import is_customer_page, partner_page
 from ci_service.pipeline.customers.partner_prose import prose_partners
 from ci_service.pipeline.customers.records import Named, customers_and_partners
 from ci_service.pipeline.customers.stories import customers_using_us, story_headlines

@@ -5,8 +5,8 @@
 from __future__ import annotations
 
 import re
-from urllib.parse import urlsplit
 
+from ci_service.intel.urls import path_segments
 from ci_service.pipeline import page_kind_names as kinds
 from ci_service.pipeline.customers.names import company_name
 from ci_service.pipeline.site import SitePage
@@ -22,11 +22,6 @@ CUSTOMER_SEGMENT = re.compile(
     r"showcase)$",
     re.I,
 )
-
-
-def path_segments(url: str) -> list[str]:
-    """The lower-cased segments of a URL's path, without a final index.html."""
-    return [s for s in urlsplit(url).path.lower().split("/") if s and s != "index.html"]
 
 
 def is_customer_page(page: SitePage) -> bool:

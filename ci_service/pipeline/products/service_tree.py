@@ -18,8 +18,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
-from urllib.parse import urlsplit
 
+from ci_service.intel.urls import path_segments
 from ci_service.pipeline import taxonomy
 from ci_service.pipeline.evidence import sentences
 from ci_service.pipeline.page_kind_names import OTHER, PRODUCT
@@ -35,16 +35,12 @@ SERVICE_FOLDER = re.compile(
 )
 
 
-def _segments(url: str) -> list[str]:
-    return [s for s in urlsplit(url).path.lower().split("/") if s and s != "index.html"]
-
-
 def tree_pages(pages: list[SitePage], offering_folder: re.Pattern[str]) -> list[SitePage]:
     """The pages that are services of a service tree (see the module docstring)."""
-    paths = {tuple(_segments(p.url)) for p in pages}
+    paths = {tuple(path_segments(p.url)) for p in pages}
     found: list[SitePage] = []
     for page in pages:
-        parts = _segments(page.url)
+        parts = path_segments(page.url)
         if len(parts) < 2 or (page.kind or "") not in (PRODUCT, OTHER):
             continue
         folder = re.sub(r"\.html?$", "", parts[0]).replace("-", " ").replace("_", " ")
