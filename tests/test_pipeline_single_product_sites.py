@@ -127,3 +127,21 @@ def test_an_audience_page_is_no_product():
     assert not name_ok("For Enterprises")
     assert not name_ok("For Recruiting & Executive Search")
     assert name_ok("Forge")
+
+
+def test_another_products_integration_is_no_product_of_the_company():
+    home = page(
+        "/",
+        "<h1>Brava</h1><p>Brava is an open-source low-code platform for internal tools.</p>"
+        "<p>Connect the Brava Zapier integration. The Brava Zapier integration is free.</p>",
+        "Brava",
+        "home",
+        depth=0,
+    )
+    tools = page(
+        "/integrations/",
+        "<h1>Integrations</h1><p>Use the Brava Zapier integration to automate.</p>",
+        "Integrations",
+        "product",
+    )
+    assert [d.name for d in extract_products(site(home, tools), "Brava")] == ["Brava"]

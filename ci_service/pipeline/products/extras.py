@@ -7,9 +7,10 @@
   an entry of generic words only ("Tour", "Features", "Platform") is a page of the
   company's one product.
 - :func:`company_product`: the company's products named like it with a product word
-  after ("Acme Studio", written three times or more on its home, product, pricing and
-  about pages), else its one product named like it (its short name too: "Acme" of "Acme
-  Audio, LLC") when its pages define or use that name as a product;
+  after ("Acme Studio", written three times or more on two or more of its home, product,
+  pricing and about pages, never "the Acme Zapier integration"), else its one product
+  named like it (its short name too: "Acme" of "Acme Audio, LLC") when its pages define or
+  use that name as a product;
   :func:`feature_page`: the page a Features menu opens is that product's page.
 - :func:`linked_features`: the home page's feature blocks that link to one product's own
   pages are its features.
@@ -128,25 +129,36 @@ _NOT_SUB_BRAND = frozenset(
     "help docs academy community customers partners careers jobs press".split()
 )
 MIN_SUB_BRAND = 3
+_CONNECTED = (
+    r"integrations?|connectors?|plugins?|add-?ons?|extensions?|accounts?|users?|community|"
+    r"team|support|docs|apps?|webhooks?"
+)
 
 
 def _sub_brands(site: str, pages: list[Any]) -> list[str]:
     """The company's names with a product word after them ("Acme Studio") that its home,
-    product, pricing and about pages write three times or more."""
+    product, pricing and about pages write three times or more, on two pages or more, and
+    not as another product's integration ("the Acme Zapier integration")."""
     names = company_names(site)
     short = min(names, key=len) if names else ""
     if not short:
         return []
-    pattern = re.compile(rf"\b{re.escape(short)}[ \t]+([A-Z][\w-]{{1,20}})\b")
+    # "the Acme Zapier integration" names another company's product, not one of Acme's.
+    pattern = re.compile(
+        rf"\b{re.escape(short)}[ \t]+([A-Z][\w-]{{1,20}})\b(?![ \t]+(?:{_CONNECTED})\b)"
+    )
     counts: dict[str, int] = {}
+    seen_on: dict[str, set[str]] = {}
     for page in pages:
         if (page.kind or "") in _BRAND_KINDS:
             for match in pattern.finditer(page.text or ""):
                 word = match.group(1)
                 if word.casefold() not in GENERIC_WORDS | _NOT_SUB_BRAND:
                     counts[word] = counts.get(word, 0) + 1
-    found = [f"{short} {w}" for w, n in sorted(counts.items(), key=lambda i: -i[1])]
-    return [n for n in found if counts[n.split()[-1]] >= MIN_SUB_BRAND and name_ok(n)][:5]
+                    seen_on.setdefault(word, set()).add(page.url)
+    found = [w for w, n in sorted(counts.items(), key=lambda i: -i[1]) if n >= MIN_SUB_BRAND]
+    names = [f"{short} {w}" for w in found if len(seen_on[w]) >= 2]
+    return [n for n in names if name_ok(n)][:5]
 
 
 def feature_page(finder: Any, url: str) -> None:
