@@ -121,14 +121,6 @@ def test_the_companys_products_named_like_it_with_a_product_word():
     assert sorted(d.name for d in drafts) == ["Brava Listen", "Brava Studio"]
 
 
-def test_an_audience_page_is_no_product():
-    from ci_service.pipeline.products.names import name_ok
-
-    assert not name_ok("For Enterprises")
-    assert not name_ok("For Recruiting & Executive Search")
-    assert name_ok("Forge")
-
-
 def test_another_products_integration_is_no_product_of_the_company():
     home = page(
         "/",

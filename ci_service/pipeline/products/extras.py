@@ -111,7 +111,7 @@ def company_product(finder: Any) -> None:
     if sub_brands := _sub_brands(finder.site, finder.pages):
         for name in sub_brands:  # "Acme Studio", "Acme STT": the products, not "Acme"
             own = [p for p in pages if name in (p.text or "")][:1] or [home]
-            finder.add(name, own[0].url, "", [own[0].url] if own[0] is not home else [])
+            finder.add(name, own[0].url, "", [own[0].url])
         return
     for name in company_names(finder.site):
         described = defining_sentence(name, pages)

@@ -43,7 +43,7 @@ PRODUCT_NOUNS = (
 )
 _NOT_NAME_START = re.compile(
     r"^(?:we|our|your|you|how|why|what|when|where|who|it|this|these|meet|introducing|"
-    r"welcome|discover|explore|powering|built|made|for)\b",
+    r"welcome|discover|explore|powering|built|made)\b",
     re.IGNORECASE,
 )
 TITLE_SPLIT = re.compile(r"\s+[|–—:·-]\s+")
