@@ -179,11 +179,7 @@ def restore_postgres(backup: str | os.PathLike, url: str, *, force: bool = False
             f"{redact_url(url)} already holds a ci-service database; use --force to replace "
             "it (stop ci-service serve and workers first)"
         )
-    others = _query(
-        url,
-        "SELECT count(*) FROM pg_stat_activity "
-        "WHERE datname = current_database() AND pid <> pg_backend_pid()",
-    )[0][0]
+    others = _other_connections(url)
     if others:
         raise _error(
             f"{redact_url(url)} is in use by {others} other connection(s) (is ci-service serve "
@@ -212,3 +208,21 @@ def restore_postgres(backup: str | os.PathLike, url: str, *, force: bool = False
         "migrationsApplied": applied,
         "seconds": round(time.monotonic() - started, 3),
     }
+
+
+CLOSING_GRACE_SECONDS = 3.0  # a client that just disconnected leaves its backend a moment
+
+
+def _other_connections(url: str) -> int:
+    """How many other sessions hold the database, after giving ones that are closing (the
+    CLI command that ran just before, a pool being shut) a moment to end."""
+    deadline = time.monotonic() + CLOSING_GRACE_SECONDS
+    while True:
+        others = _query(
+            url,
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE datname = current_database() AND pid <> pg_backend_pid()",
+        )[0][0]
+        if not others or time.monotonic() >= deadline:
+            return int(others)
+        time.sleep(0.1)

@@ -146,7 +146,6 @@ def grid_offerings(finder: Any, excluded: Callable[[str], bool]) -> None:
             return None
         return target if target.kind in (PRODUCT, OTHER) else None
 
-    tree_offerings(finder, OFFERING_HEADING)
     for page in finder.pages:
         if blocked(page) or excluded(page.url):
             continue
@@ -157,3 +156,6 @@ def grid_offerings(finder: Any, excluded: Callable[[str], bool]) -> None:
         if not found_here and page.kind in (PRODUCT, OTHER) and names_offerings(page):
             for name, item in service_list_items(page.html, NOT_OFFERINGS):
                 finder.add(name, page.url, item, [])
+    # Last: a service page a grid already named ("Kronen en bruggen" linking to /kronen/)
+    # keeps the grid's name.
+    tree_offerings(finder, OFFERING_HEADING)

@@ -57,7 +57,11 @@ def tree_pages(pages: list[SitePage], offering_folder: re.Pattern[str]) -> list[
 
 
 def tree_offerings(finder: Any, offering_folder: re.Pattern[str]) -> None:
-    """Add the service tree's pages to ``products._Finder`` ``finder`` as offerings."""
+    """Add the service tree's pages to ``products._Finder`` ``finder`` as offerings, but
+    not a page that is already an offering's own (a grid named it)."""
+    claimed = {u for d in finder.drafts.values() for u in [d.url, *d.pages]}
     for page in tree_pages(finder.pages, offering_folder):
+        if page.url in claimed:
+            continue
         first = next(iter(sentences(page.text or "")), "")
         finder.add(heading_name(page), page.url, first[:500], [page.url])
