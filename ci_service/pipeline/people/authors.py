@@ -15,6 +15,7 @@ import re
 from urllib.parse import urlsplit
 
 from ci_service.pipeline.evidence import Cite
+from ci_service.pipeline.page_kind_names import POST
 from ci_service.pipeline.people.text import clean_name, clean_title
 from ci_service.pipeline.site import SiteSnapshot
 
@@ -45,15 +46,15 @@ def _own_names(snapshot: SiteSnapshot) -> set[str]:
     return {n for n in names if len(n) >= 3}
 
 
-def post_authors(snapshot: SiteSnapshot, kinds: frozenset[str]) -> list[tuple[str, str, Cite]]:
-    """(name, title, cite) of the authors whose boxes on pages of ``kinds`` (posts) give
-    their job at the company (see the module docstring)."""
+def post_authors(snapshot: SiteSnapshot) -> list[tuple[str, str, Cite]]:
+    """(name, title, cite) of the authors whose boxes on the snapshot's posts give their job
+    at the company (see the module docstring)."""
     names = _own_names(snapshot)
     if not names:
         return []
     found: dict[str, tuple[str, str, Cite]] = {}
     for page in snapshot.pages:
-        if (page.kind or "") not in kinds:
+        if page.kind != POST:
             continue
         lines = [line.strip() for line in (page.text or "").splitlines()[:40]]
         for above, line in zip(lines, lines[1:], strict=False):

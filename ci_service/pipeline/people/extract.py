@@ -406,7 +406,7 @@ def snapshot_people(snapshot: SiteSnapshot) -> list[PersonDraft]:
         if found:
             for draft in parse_humans_txt(found[1], found[0]):
                 _merge(people, draft)
-    for name, title, cite in post_authors(snapshot, frozenset({page_kinds.POST})):
+    for name, title, cite in post_authors(snapshot):
         _merge(people, PersonDraft(name, title, cite, bool(_BIO_FOUNDER.search(title))))
     improve_people(people.values(), _mention_sources(snapshot))
     return list(people.values())[:MAX_PEOPLE]

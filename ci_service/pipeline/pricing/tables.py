@@ -51,7 +51,7 @@ PRICE_HEADER = re.compile(
     r"\b(?:prices?|pricing|costs?|fees?|rates?|monthly|yearly|annual(?:ly)?|amount|"
     r"per\s+(?:month|year|user|seat)|/\s*(?:month|mo|year|yr)|preise?|kosten|honorare?|"
     r"gebühr(?:en)?|prix|tarifs?|co[uû]ts?|precios?|tarifas?|prezz[oi]|costo|preços?|"
-    r"prijs|prijzen|kosten|tarief|tarieven|pris(?:er)?|avgift|betrag|montant|importe|"
+    r"prijs|prijzen|tarief|tarieven|pris(?:er)?|avgift|betrag|montant|importe|"
     r"tariffa|tariffe|importo|cena|ceny|hinta)\b",
     re.IGNORECASE,
 )

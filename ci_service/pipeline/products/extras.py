@@ -27,6 +27,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from ci_service.pipeline import taxonomy
+from ci_service.pipeline.page_kind_names import ABOUT, HOME, PRICING, PRODUCT
 from ci_service.pipeline.products import layout as layout
 from ci_service.pipeline.products import sources as src
 from ci_service.pipeline.products.names import (
@@ -106,7 +107,7 @@ def company_product(finder: Any) -> None:
     that its home or product pages define ("Acme is a platform ...") or use as a product
     ("the Acme can ...")."""
     home = finder.home
-    product_kind = [p for p in finder.pages if p.kind == "product" and p not in finder.main_pages]
+    product_kind = [p for p in finder.pages if p.kind == PRODUCT and p not in finder.main_pages]
     pages = [home, *finder.main_pages, *product_kind]
     if sub_brands := _sub_brands(finder.site, finder.pages):
         for name in sub_brands:  # "Acme Studio", "Acme STT": the products, not "Acme"
@@ -123,7 +124,7 @@ def company_product(finder: Any) -> None:
         return
 
 
-_BRAND_KINDS = frozenset({"home", "product", "pricing", "about"})
+_BRAND_KINDS = frozenset({HOME, PRODUCT, PRICING, ABOUT})
 _NOT_SUB_BRAND = frozenset(
     "inc ltd llc gmbh corp co ag sa bv ab oy team labs group holdings blog news support "
     "help docs academy community customers partners careers jobs press".split()

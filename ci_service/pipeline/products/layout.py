@@ -168,8 +168,10 @@ def menus(html: str, base: str) -> list[Menu]:
             # that link's: its menu is around the link.
             outer = next(el.iterancestors("a"), None)
             container = _menu_container(outer if outer is not None else el)
-            label_link = outer if outer is not None else next(el.iter("a"), None)
-            label_link = el if el.tag == "a" else label_link
+            if el.tag == "a":
+                label_link = el
+            else:
+                label_link = outer if outer is not None else next(el.iter("a"), None)
             own_url = _href(label_link, base) if label_link is not None else ""
             if container is None:
                 if own_url:

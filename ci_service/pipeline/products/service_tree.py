@@ -35,10 +35,13 @@ SERVICE_FOLDER = re.compile(
 )
 
 
-def tree_pages(pages: list[SitePage], offering_folder: re.Pattern[str]) -> list[SitePage]:
-    """The pages that are services of a service tree (see the module docstring)."""
+def tree_pages(
+    pages: list[SitePage], offering_folder: re.Pattern[str]
+) -> list[tuple[SitePage, str]]:
+    """(page, the name it is headed by) of the services of a service tree (see the module
+    docstring)."""
     paths = {tuple(path_segments(p.url)) for p in pages}
-    found: list[SitePage] = []
+    found: list[tuple[SitePage, str]] = []
     for page in pages:
         parts = path_segments(page.url)
         if len(parts) < 2 or (page.kind or "") not in (PRODUCT, OTHER):
@@ -52,7 +55,7 @@ def tree_pages(pages: list[SitePage], offering_folder: re.Pattern[str]) -> list[
         words = set(taxonomy.normalize(name).split())
         if not name_ok(name) or not words & slug_words(page.url):
             continue
-        found.append(page)
+        found.append((page, name))
     return found[:MAX_TREE] if len(found) >= MIN_TREE else []
 
 
@@ -60,8 +63,8 @@ def tree_offerings(finder: Any, offering_folder: re.Pattern[str]) -> None:
     """Add the service tree's pages to ``products._Finder`` ``finder`` as offerings, but
     not a page that is already an offering's own (a grid named it)."""
     claimed = {u for d in finder.drafts.values() for u in [d.url, *d.pages]}
-    for page in tree_pages(finder.pages, offering_folder):
+    for page, name in tree_pages(finder.pages, offering_folder):
         if page.url in claimed:
             continue
         first = next(iter(sentences(page.text or "")), "")
-        finder.add(heading_name(page), page.url, first[:500], [page.url])
+        finder.add(name, page.url, first[:500], [page.url])

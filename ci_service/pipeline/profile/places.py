@@ -262,6 +262,7 @@ def _classed_footers(markup: str) -> list[str]:
     or id (``<div class="site-footer">``), outermost first."""
     import lxml.html
 
+    from ci_service.intel.boilerplate import marks
     from ci_service.pipeline.html_text import parse_html
 
     doc = parse_html(markup)
@@ -269,7 +270,7 @@ def _classed_footers(markup: str) -> list[str]:
         return []
     out: list[str] = []
     for el in doc.iter("div", "section"):
-        tokens = f"{el.get('class', '')} {el.get('id', '')}".lower().replace("_", "-").split()
+        tokens = marks(el).lower().replace("_", "-").split()
         if any(t == "footer" or t.startswith("footer-") or t.endswith("-footer") for t in tokens):
             if not any(a in out for a in el.iterancestors()):
                 out.append(el)
